@@ -1,0 +1,156 @@
+//! The host side of the device API: how kernel code talks to the CPU simulator.
+//!
+//! On the host every device function reads the simulated thread's [`ThreadContext`] from a
+//! thread-local slot. The simulator in the `ferrocuda` runtime fills that slot before it resumes a
+//! simulated thread and answers the operations that need other threads (barriers, warp
+//! operations, shared memory) through [`SimHooks`]. Kernel authors never use this module directly.
+
+use crate::Dim3;
+use core::cell::Cell;
+use core::panic::Location;
+
+/// Where a simulated thread stands: its indices and the simulator serving it.
+pub struct ThreadContext {
+    /// `threadIdx`.
+    pub thread_idx: Dim3,
+    /// `blockIdx`.
+    pub block_idx: Dim3,
+    /// `blockDim`.
+    pub block_dim: Dim3,
+    /// `gridDim`.
+    pub grid_dim: Dim3,
+    /// The simulator serving this thread's block.
+    pub hooks: *const dyn SimHooks,
+}
+
+/// The block-wide barrier flavours (`__syncthreads` and its predicate forms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarrierOp {
+    /// `__syncthreads()`.
+    Sync,
+    /// `__syncthreads_count(p)`: number of threads whose predicate is true.
+    Count,
+    /// `__syncthreads_and(p)`: 1 if every thread's predicate is true.
+    And,
+    /// `__syncthreads_or(p)`: 1 if any thread's predicate is true.
+    Or,
+}
+
+/// The shuffle flavours (`__shfl_sync` and friends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleKind {
+    /// Read from an absolute lane.
+    Index,
+    /// Read from `lane - delta`.
+    Up,
+    /// Read from `lane + delta`.
+    Down,
+    /// Read from `lane ^ mask`.
+    Xor,
+}
+
+/// A warp-synchronous operation: every lane named in `mask` must reach the same operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `__syncwarp(mask)`.
+    Sync {
+        /// Lanes taking part.
+        mask: u32,
+    },
+    /// A shuffle of a 64-bit value (32-bit values travel in the low half).
+    Shuffle {
+        /// Which shuffle.
+        kind: ShuffleKind,
+        /// Lanes taking part.
+        mask: u32,
+        /// This lane's value.
+        value: u64,
+        /// Source lane, delta or xor mask.
+        lane: u32,
+        /// Sub-warp width (a power of two up to 32).
+        width: u32,
+    },
+    /// `__ballot_sync(mask, predicate)`.
+    Ballot {
+        /// Lanes taking part.
+        mask: u32,
+        /// This lane's predicate.
+        predicate: bool,
+    },
+}
+
+/// A static shared-memory declaration site (`shared_array!`), identified by its address.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedSite {
+    /// A unique key for the declaration site.
+    pub key: usize,
+    /// Size of the array in bytes.
+    pub bytes: usize,
+    /// Alignment of the array in bytes.
+    pub align: usize,
+}
+
+/// The operations a simulated thread asks of the simulator.
+pub trait SimHooks {
+    /// Waits until every thread of the block reaches a barrier; returns the reduced predicate
+    /// (count, and, or; 0 for a plain sync).
+    fn barrier(&self, op: BarrierOp, predicate: bool, location: &'static Location<'static>) -> u32;
+    /// Performs a warp-synchronous operation; returns the shuffled value, or the ballot mask.
+    fn warp(&self, op: WarpOp, location: &'static Location<'static>) -> u64;
+    /// The lanes of this thread's warp that have not exited (`__activemask`).
+    fn active_mask(&self) -> u32;
+    /// The block's copy of a static shared array (allocated on first use in each block).
+    fn shared_static(&self, site: SharedSite) -> *mut u8;
+    /// The block's dynamic shared memory: base and size in bytes.
+    fn shared_dynamic(&self) -> (*mut u8, usize);
+    /// Records a plain (non-atomic) access to shared memory for the race detector.
+    fn shared_access(
+        &self,
+        address: *const u8,
+        bytes: usize,
+        write: bool,
+        location: &'static Location<'static>,
+    );
+    /// Prints a line of device output.
+    fn print(&self, text: &str);
+    /// The launch's copy of a constant-memory symbol (`init` is its initial value).
+    fn constant(&self, name: &'static str, init: &'static [u8]) -> *const u8;
+}
+
+std::thread_local! {
+    static CURRENT: Cell<*const ThreadContext> = const { Cell::new(core::ptr::null()) };
+}
+
+/// Makes `context` the running simulated thread of this OS thread (null: none).
+///
+/// # Safety
+/// `context` must stay valid until it is replaced, and its `hooks` as long as the context.
+pub unsafe fn set_current(context: *const ThreadContext) {
+    CURRENT.with(|c| c.set(context));
+}
+
+/// The running simulated thread's context.
+///
+/// # Panics
+/// When called outside a kernel launch (a device function called from ordinary host code).
+#[inline]
+#[track_caller]
+pub fn current() -> &'static ThreadContext {
+    let ptr = CURRENT.with(|c| c.get());
+    if ptr.is_null() {
+        panic!(
+            "ferrocuda: a device function was called outside a kernel launch; \
+             device functions only work inside a kernel run on a GPU or the simulator"
+        );
+    }
+    // SAFETY: the simulator keeps the context alive while it is current.
+    unsafe { &*ptr }
+}
+
+/// The simulator serving the running simulated thread.
+#[inline]
+#[track_caller]
+pub fn hooks() -> &'static dyn SimHooks {
+    // SAFETY: see `set_current`.
+    unsafe { &*current().hooks }
+}

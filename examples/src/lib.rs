@@ -1,0 +1,47 @@
+//! Helpers shared by the examples: picking the device and checking results against the CPU.
+
+use ferrocuda::Device;
+
+/// The error type of the examples' `main`.
+pub type ExampleResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The default device (GPU 0, or the simulator without a GPU), announced on stdout.
+pub fn device() -> ferrocuda::Result<Device> {
+    let device = Device::default_device()?;
+    let (major, minor) = device.compute_capability();
+    println!("device: {device} (compute capability {major}.{minor})");
+    Ok(device)
+}
+
+/// Compares `actual` with the CPU's `expected` within `tolerance` (absolute plus relative);
+/// prints a one-line verdict and fails with the first mismatch.
+pub fn check(what: &str, actual: &[f32], expected: &[f32], tolerance: f32) -> Result<(), String> {
+    if actual.len() != expected.len() {
+        return Err(format!("{what}: {} results, expected {}", actual.len(), expected.len()));
+    }
+    let mut worst = 0.0f32;
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        let error = (a - e).abs() / (1.0 + e.abs());
+        if !(error <= tolerance) {
+            return Err(format!("{what}: element {i} is {a}, the CPU says {e}"));
+        }
+        worst = worst.max(error);
+    }
+    println!("{what}: {} elements match the CPU (largest relative error {worst:.2e})", actual.len());
+    Ok(())
+}
+
+/// Deterministic pseudo-random `f32` in `[-1, 1)` (SplitMix64), so examples need no RNG crate.
+pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9e3779b97f4a7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+            z ^= z >> 31;
+            ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}

@@ -1,0 +1,69 @@
+//! `#[derive(DeviceCopy)]`: checks the layout rules, then implements the marker trait.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Error, Result};
+
+pub fn expand(input: TokenStream) -> Result<TokenStream> {
+    let input: DeriveInput = syn::parse2(input)?;
+    let name = &input.ident;
+    let fields = match &input.data {
+        Data::Struct(data) => &data.fields,
+        Data::Enum(data) => {
+            return Err(Error::new(
+                data.enum_token.span,
+                "DeviceCopy can only be derived for structs; pass an enum as a `#[repr(u32)]` integer instead",
+            ));
+        }
+        Data::Union(data) => {
+            return Err(Error::new(
+                data.union_token.span,
+                "DeviceCopy can only be derived for structs",
+            ));
+        }
+    };
+    if !input.generics.params.is_empty() {
+        return Err(Error::new(
+            input.generics.span(),
+            "DeviceCopy cannot be derived for generic structs; define one struct per element type",
+        ));
+    }
+    let mut has_repr_c = false;
+    for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("repr")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("C") || meta.path.is_ident("transparent") {
+                has_repr_c = true;
+            } else if meta.input.peek(syn::token::Paren) {
+                // `align(N)`, `packed(N)`: the argument does not matter here.
+                let content;
+                syn::parenthesized!(content in meta.input);
+                content.parse::<TokenStream>()?;
+            }
+            Ok(())
+        })?;
+    }
+    if !has_repr_c {
+        return Err(Error::new(
+            name.span(),
+            format!(
+                "`{name}` must be `#[repr(C)]` to derive DeviceCopy: the host and the GPU must agree on its layout"
+            ),
+        ));
+    }
+    let checks = fields.iter().map(|field| {
+        let ty = &field.ty;
+        quote_spanned! {ty.span()=> __ferrocuda_assert_device_copy::<#ty>(); }
+    });
+    Ok(quote! {
+        // SAFETY: `#[repr(C)]`, not generic, and every field is `DeviceCopy` (checked below).
+        unsafe impl ::ferrocuda::DeviceCopy for #name {}
+        const _: () = {
+            fn __ferrocuda_assert_device_copy<T: ::ferrocuda::DeviceCopy>() {}
+            #[allow(dead_code)]
+            fn __ferrocuda_check_fields() {
+                #(#checks)*
+            }
+        };
+    })
+}

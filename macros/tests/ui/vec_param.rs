@@ -1,0 +1,8 @@
+use ferrocuda::prelude::*;
+
+#[kernel]
+pub fn fill(out: Vec<f32>) {
+    let _ = out;
+}
+
+fn main() {}

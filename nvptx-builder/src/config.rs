@@ -1,0 +1,143 @@
+//! Configuration of the PTX build, resolved in one place.
+//!
+//! Precedence, highest first: environment variable, [`crate::Builder`] setting, default.
+//! The environment wins so that CI and benchmarks can pick another GPU architecture
+//! without editing code.
+
+use crate::error::Error;
+
+/// Environment variable that overrides the GPU architecture (for example `sm_90`).
+pub const ARCH_ENV: &str = "FERROCUDA_ARCH";
+
+/// Environment variable that overrides the rustup toolchain used for the device build.
+pub const TOOLCHAIN_ENV: &str = "FERROCUDA_NVPTX_TOOLCHAIN";
+
+/// GPU architecture used when neither [`ARCH_ENV`] nor [`crate::Builder::arch`] says otherwise.
+///
+/// `sm_70` PTX runs on every GPU from Volta on (newer GPUs JIT it in the driver).
+pub const DEFAULT_ARCH: &str = "sm_70";
+
+/// Toolchain used when neither [`TOOLCHAIN_ENV`] nor [`crate::Builder::toolchain`] says otherwise.
+pub const DEFAULT_TOOLCHAIN: &str = "nightly";
+
+/// The LLVM / rustc target triple of the device build.
+pub const NVPTX_TARGET: &str = "nvptx64-nvidia-cuda";
+
+/// Name of the cargo profile the nested build defines (with `--config`) and uses.
+pub(crate) const NESTED_PROFILE: &str = "ferrocuda-nvptx";
+
+/// Settings a [`crate::Builder`] may carry before resolution.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Requested {
+    pub(crate) arch: Option<String>,
+    pub(crate) toolchain: Option<String>,
+}
+
+/// Fully resolved configuration of one outer build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Config {
+    /// GPU architecture, `sm_XX` (optionally with an `a`/`f` suffix).
+    pub(crate) arch: String,
+    /// Rustup toolchain name, e.g. `nightly` or `nightly-2026-05-19`.
+    pub(crate) toolchain: String,
+}
+
+impl Config {
+    /// Resolves the configuration from the process environment and the builder's settings.
+    pub(crate) fn resolve(requested: &Requested) -> Result<Config, Error> {
+        Config::resolve_with(requested, |k| std::env::var(k).ok())
+    }
+
+    /// Like [`Config::resolve`], with the environment given as a lookup function (for tests).
+    pub(crate) fn resolve_with(
+        requested: &Requested,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, Error> {
+        let pick = |key: &str, builder: &Option<String>, default: &str| -> String {
+            env(key)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+                .or_else(|| builder.clone())
+                .unwrap_or_else(|| default.to_owned())
+        };
+        let arch = pick(ARCH_ENV, &requested.arch, DEFAULT_ARCH);
+        let toolchain = pick(TOOLCHAIN_ENV, &requested.toolchain, DEFAULT_TOOLCHAIN);
+        validate_arch(&arch)?;
+        if toolchain.is_empty() || toolchain.chars().any(char::is_whitespace) {
+            return Err(Error::new(format!(
+                "invalid toolchain name {toolchain:?} (set {TOOLCHAIN_ENV} or Builder::toolchain to e.g. \"nightly\")"
+            )));
+        }
+        Ok(Config { arch, toolchain })
+    }
+}
+
+/// Checks that `arch` looks like `sm_<digits>` with an optional `a` or `f` suffix.
+pub(crate) fn validate_arch(arch: &str) -> Result<(), Error> {
+    let ok = arch.strip_prefix("sm_").is_some_and(|rest| {
+        let digits = rest.trim_end_matches(['a', 'f']);
+        !digits.is_empty()
+            && digits.len() + 1 >= rest.len()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::new(format!(
+            "invalid GPU architecture {arch:?}: expected something like \"sm_70\" or \"sm_90\" \
+             (from {ARCH_ENV} or Builder::arch)"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let c = Config::resolve_with(&Requested::default(), env_of(&[])).unwrap();
+        assert_eq!(c.arch, "sm_70");
+        assert_eq!(c.toolchain, "nightly");
+    }
+
+    #[test]
+    fn env_wins_over_builder() {
+        let req = Requested {
+            arch: Some("sm_80".into()),
+            toolchain: Some("nightly-2026-01-01".into()),
+        };
+        let c = Config::resolve_with(&req, env_of(&[])).unwrap();
+        assert_eq!(c.arch, "sm_80");
+        assert_eq!(c.toolchain, "nightly-2026-01-01");
+        let c = Config::resolve_with(
+            &req,
+            env_of(&[(ARCH_ENV, "sm_90"), (TOOLCHAIN_ENV, "nightly")]),
+        )
+        .unwrap();
+        assert_eq!(c.arch, "sm_90");
+        assert_eq!(c.toolchain, "nightly");
+        // An empty variable counts as unset.
+        let c = Config::resolve_with(&req, env_of(&[(ARCH_ENV, "")])).unwrap();
+        assert_eq!(c.arch, "sm_80");
+    }
+
+    #[test]
+    fn arch_validation() {
+        for ok in ["sm_70", "sm_90", "sm_90a", "sm_100f", "sm_120"] {
+            assert!(validate_arch(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "sm_", "sm70", "compute_70", "sm_9x", "sm_90aa", "sm_a"] {
+            assert!(validate_arch(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,652 @@
+//! Link-time rewrite of textual LLVM IR: static shared memory and constant memory.
+//!
+//! Rust has no address-space attribute for statics, so the device library marks them with a
+//! link section and this pass moves them where the NVPTX backend wants them:
+//!
+//! * globals in section [`SHARED_SECTION`] move to `addrspace(3)` (`.shared`) and get an
+//!   `undef` initializer (shared memory cannot be initialised);
+//! * globals in section [`CONSTANT_SECTION`] move to `addrspace(4)` (`.const`), keep their
+//!   initializer, become `externally_initialized` (the host writes them with
+//!   `cuModuleGetGlobal` + a copy, so their initial value must not be folded into code) and get
+//!   external linkage so they keep their name in the PTX.
+//!
+//! The section attribute is dropped from moved globals. With opaque pointers every other use
+//! `@NAME` becomes `addrspacecast (ptr addrspace(N) @NAME to ptr)`, which keeps the module
+//! valid; LLVM's address-space inference then turns the generic accesses into
+//! `ld.shared`/`st.shared`/`ld.const`. Moved globals are removed from `@llvm.used` and
+//! `@llvm.compiler.used` (rustc needs `#[used]` on shared statics, but after the move an unused
+//! shared array may as well be dropped). Constant-memory globals are returned so the linker can
+//! keep them through internalization.
+
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+/// Link section that marks a static as static shared memory (`.shared`, address space 3).
+pub const SHARED_SECTION: &str = ".shared";
+
+/// Link section that marks a static as constant memory (`.const`, address space 4).
+pub const CONSTANT_SECTION: &str = ".ferrocuda.constant";
+
+const SHARED_ADDRSPACE: u32 = 3;
+const CONSTANT_ADDRSPACE: u32 = 4;
+
+/// The result of [`rewrite`].
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Rewritten {
+    /// The rewritten module text (the input unchanged when nothing had to move).
+    pub(crate) text: String,
+    /// Symbol names of the globals moved to shared memory.
+    pub(crate) shared: Vec<String>,
+    /// Symbol names of the globals moved to constant memory (to keep public).
+    pub(crate) constant: Vec<String>,
+}
+
+/// How one moved global changes.
+#[derive(Debug, Clone, Copy)]
+struct Move {
+    from: u32,
+    to: u32,
+}
+
+/// Rewrites the module text `ir` (as printed by `llvm-dis`).
+pub(crate) fn rewrite(ir: &str) -> Result<Rewritten> {
+    // Pass 1: find the globals to move.
+    let mut moves: HashMap<String, Move> = HashMap::new();
+    let mut out = Rewritten::default();
+    for line in ir.lines() {
+        if !line.starts_with('@') {
+            continue;
+        }
+        let marked = line.contains(&format!("section \"{SHARED_SECTION}\""))
+            || line.contains(&format!("section \"{CONSTANT_SECTION}\""));
+        let Some(g) = GlobalLine::parse(line) else {
+            if marked {
+                return Err(Error::new(format!(
+                    "cannot parse a global definition marked for shared/constant memory:\n{line}"
+                )));
+            }
+            continue;
+        };
+        let to = match g.section() {
+            Some(SHARED_SECTION) => SHARED_ADDRSPACE,
+            Some(CONSTANT_SECTION) => CONSTANT_ADDRSPACE,
+            _ => continue,
+        };
+        let from = g.addrspace();
+        if to == SHARED_ADDRSPACE {
+            out.shared.push(symbol_name(g.name));
+        } else {
+            out.constant.push(symbol_name(g.name));
+        }
+        moves.insert(g.name.to_owned(), Move { from, to });
+    }
+    if moves.is_empty() {
+        out.text = ir.to_owned();
+        return Ok(out);
+    }
+
+    // Pass 2: rewrite definitions, `llvm.used` lists and uses.
+    let mut text = String::with_capacity(ir.len() + 64 * moves.len());
+    for line in ir.lines() {
+        let parsed = if line.starts_with('@') {
+            GlobalLine::parse(line)
+        } else {
+            None
+        };
+        match parsed {
+            Some(g) if moves.contains_key(g.name) => {
+                text.push_str(&rewrite_definition(&g, moves[g.name], &moves));
+            }
+            Some(g) if g.name == "llvm.used" || g.name == "llvm.compiler.used" => {
+                if let Some(new_line) = rewrite_used_list(&g, &moves) {
+                    text.push_str(&new_line);
+                } else {
+                    // Every member moved: the list disappears.
+                    continue;
+                }
+            }
+            _ => text.push_str(&replace_uses(line, &moves)),
+        }
+        text.push('\n');
+    }
+    out.text = text;
+    Ok(out)
+}
+
+/// The definition of a moved global, in its new address space.
+fn rewrite_definition(g: &GlobalLine<'_>, mv: Move, moves: &HashMap<String, Move>) -> String {
+    let shared = mv.to == SHARED_ADDRSPACE;
+    let mut prefix: Vec<&str> = g
+        .prefix
+        .iter()
+        .copied()
+        .filter(|t| !t.starts_with("addrspace(") && *t != "externally_initialized")
+        .filter(|t| shared || !matches!(*t, "internal" | "private"))
+        .collect();
+    let space = format!("addrspace({})", mv.to);
+    prefix.push(&space);
+    if !shared || g.prefix.contains(&"externally_initialized") {
+        prefix.push("externally_initialized");
+    }
+    // Shared memory is written at run time: it is never an LLVM `constant`.
+    let keyword = if shared { "global" } else { g.keyword };
+    let mut line = format!("@{} = {} {keyword} {}", g.name, prefix.join(" "), g.ty);
+    if let Some(init) = g.init {
+        line.push(' ');
+        if shared {
+            line.push_str("undef");
+        } else {
+            line.push_str(&replace_uses(init, moves));
+        }
+    }
+    for attr in &g.attrs {
+        if !attr.starts_with("section ") {
+            line.push_str(", ");
+            line.push_str(attr);
+        }
+    }
+    line
+}
+
+/// `@llvm.used`-style list without the moved globals; `None` when it ends up empty.
+fn rewrite_used_list(g: &GlobalLine<'_>, moves: &HashMap<String, Move>) -> Option<String> {
+    let init = g.init.unwrap_or("").trim();
+    let inner = init
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .unwrap_or(init);
+    let kept: Vec<&str> = split_top_level(inner)
+        .into_iter()
+        .filter(|item| !item.is_empty() && !references_any(item, moves))
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    // `[N x ptr]`: keep the element type, fix the count.
+    let elem =
+        g.ty.trim_start_matches('[')
+            .trim_end_matches(']')
+            .split_once(" x ")
+            .map_or("ptr", |(_, t)| t.trim());
+    let mut line = format!(
+        "@{} = {} {} [{} x {elem}] [{}]",
+        g.name,
+        g.prefix.join(" "),
+        g.keyword,
+        kept.len(),
+        kept.join(", ")
+    );
+    for attr in &g.attrs {
+        line.push_str(", ");
+        line.push_str(attr);
+    }
+    Some(line)
+}
+
+/// Whether `text` mentions any moved global.
+fn references_any(text: &str, moves: &HashMap<String, Move>) -> bool {
+    replace_uses(text, moves) != text
+}
+
+/// Replaces each use `@NAME` of a moved global in `line` by a cast back to its old pointer
+/// type. String literals and comments are left alone.
+fn replace_uses(line: &str, moves: &HashMap<String, Move>) -> String {
+    let b = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = skip_string(b, i),
+            b';' => break,
+            b'@' => {
+                let len = name_len(&line[i + 1..]);
+                let name = &line[i + 1..i + 1 + len];
+                match moves.get(name) {
+                    Some(mv) if len > 0 && mv.from != mv.to => {
+                        out.push_str(&line[copied..i]);
+                        let old = if mv.from == 0 {
+                            "ptr".to_owned()
+                        } else {
+                            format!("ptr addrspace({})", mv.from)
+                        };
+                        out.push_str(&format!(
+                            "addrspacecast (ptr addrspace({}) @{name} to {old})",
+                            mv.to
+                        ));
+                        copied = i + 1 + len;
+                    }
+                    _ => {}
+                }
+                i += 1 + len;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&line[copied..]);
+    out
+}
+
+/// Index just past the string literal starting at `b[start] == '"'` (LLVM escapes `"` as `\22`).
+fn skip_string(b: &[u8], start: usize) -> usize {
+    match b[start + 1..].iter().position(|&c| c == b'"') {
+        Some(p) => start + 1 + p + 1,
+        None => b.len(),
+    }
+}
+
+/// Length of the global name at the start of `s` (after the `@`): `"quoted"` or identifier.
+fn name_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    if b.first() == Some(&b'"') {
+        return skip_string(b, 0);
+    }
+    b.iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_'))
+        .count()
+}
+
+/// The symbol name of a textual global name (`"a\22b"` -> `a"b`).
+fn symbol_name(text: &str) -> String {
+    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+        return text.to_owned();
+    };
+    let b = inner.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            if b.get(i + 1) == Some(&b'\\') {
+                out.push(b'\\');
+                i += 2;
+                continue;
+            }
+            if let Some(v) = inner
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Splits at commas outside brackets, braces, parentheses, angle brackets and strings.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let b = s.as_bytes();
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = skip_string(b, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                parts.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(s[start..].trim());
+    parts
+}
+
+/// Length of the balanced bracketed text starting at `s[0]` (one of `[{<(`).
+fn balanced_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = skip_string(b, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Length of the LLVM type at the start of `s`.
+fn type_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    match b.first()? {
+        b'[' | b'{' | b'<' => balanced_len(s),
+        b'%' => {
+            let n = name_len(&s[1..]);
+            (n > 0).then_some(1 + n)
+        }
+        _ => {
+            let n = b
+                .iter()
+                .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                .count();
+            if n == 0 {
+                return None;
+            }
+            // `ptr addrspace(N)` is one type.
+            let rest = &s[n..];
+            let trimmed = rest.trim_start();
+            if &s[..n] == "ptr" && trimmed.starts_with("addrspace(") {
+                let skip = rest.len() - trimmed.len();
+                let close = trimmed.find(')')?;
+                return Some(n + skip + close + 1);
+            }
+            Some(n)
+        }
+    }
+}
+
+/// Tokens that may stand between `=` and `global`/`constant` in a global definition.
+fn is_prefix_token(t: &str) -> bool {
+    matches!(
+        t,
+        "private"
+            | "internal"
+            | "available_externally"
+            | "linkonce"
+            | "weak"
+            | "common"
+            | "appending"
+            | "extern_weak"
+            | "linkonce_odr"
+            | "weak_odr"
+            | "external"
+            | "dso_local"
+            | "dso_preemptable"
+            | "default"
+            | "hidden"
+            | "protected"
+            | "dllimport"
+            | "dllexport"
+            | "unnamed_addr"
+            | "local_unnamed_addr"
+            | "externally_initialized"
+    ) || t.starts_with("thread_local")
+        || t.starts_with("addrspace(")
+}
+
+/// One global variable definition or declaration line, split into its parts.
+#[derive(Debug)]
+struct GlobalLine<'a> {
+    /// The name as written after `@` (possibly quoted).
+    name: &'a str,
+    /// Linkage, visibility, `addrspace(N)`, ... tokens.
+    prefix: Vec<&'a str>,
+    /// `global` or `constant`.
+    keyword: &'a str,
+    /// The value type.
+    ty: &'a str,
+    /// The initializer, absent for declarations.
+    init: Option<&'a str>,
+    /// `section "..."`, `align N`, `!dbg !N`, ... (trimmed, without the commas).
+    attrs: Vec<&'a str>,
+}
+
+impl<'a> GlobalLine<'a> {
+    /// Parses `line` if it is a global variable (not an alias, ifunc or something else).
+    fn parse(line: &'a str) -> Option<GlobalLine<'a>> {
+        let rest = line.strip_prefix('@')?;
+        let n = name_len(rest);
+        if n == 0 {
+            return None;
+        }
+        let name = &rest[..n];
+        let mut rest = rest[n..].trim_start().strip_prefix('=')?;
+        let mut prefix = Vec::new();
+        let keyword = loop {
+            rest = rest.trim_start();
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let token = &rest[..end];
+            rest = &rest[end..];
+            match token {
+                "global" | "constant" => break token,
+                t if is_prefix_token(t) => prefix.push(t),
+                _ => return None,
+            }
+        };
+        let rest = rest.trim_start();
+        let tn = type_len(rest)?;
+        let ty = &rest[..tn];
+        let after = rest[tn..].trim_start();
+        let (init, attrs_text) = if after.is_empty() {
+            (None, "")
+        } else if let Some(a) = after.strip_prefix(',') {
+            (None, a)
+        } else {
+            match top_level_comma(after) {
+                Some(p) => (Some(after[..p].trim_end()), &after[p + 1..]),
+                None => (Some(after.trim_end()), ""),
+            }
+        };
+        let attrs = if attrs_text.trim().is_empty() {
+            Vec::new()
+        } else {
+            split_top_level(attrs_text)
+        };
+        Some(GlobalLine {
+            name,
+            prefix,
+            keyword,
+            ty,
+            init,
+            attrs,
+        })
+    }
+
+    /// The `section "..."` attribute's value.
+    fn section(&self) -> Option<&'a str> {
+        self.attrs.iter().find_map(|a| {
+            a.strip_prefix("section \"")
+                .and_then(|s| s.strip_suffix('"'))
+        })
+    }
+
+    /// The address space the global is in now.
+    fn addrspace(&self) -> u32 {
+        self.prefix
+            .iter()
+            .find_map(|t| {
+                t.strip_prefix("addrspace(")?
+                    .strip_suffix(')')?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Byte index of the first comma outside brackets and strings.
+fn top_level_comma(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = skip_string(b, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODULE: &str = r#"; ModuleID = 'k'
+target triple = "nvptx64-nvidia-cuda"
+
+@COEF = local_unnamed_addr global [16 x i8] c"\00\00\80?\00\00\00@\00\00@@\00\00\80@", section ".ferrocuda.constant", align 4
+@_RNvCs_5probe4TILE = internal global [256 x i8] undef, section ".shared", align 4
+@"quoted shared" = internal global <{ [8 x i8] }> zeroinitializer, section ".shared", align 8
+@hidden_const = internal constant { i32, ptr } { i32 7, ptr @_RNvCs_5probe4TILE }, section ".ferrocuda.constant", align 8
+@plain = global [4 x i8] c"@COEF", align 1
+@llvm.used = appending global [3 x ptr] [ptr @_RNvCs_5probe4TILE, ptr @plain, ptr @"quoted shared"], section "llvm.metadata"
+@llvm.compiler.used = appending global [1 x ptr] [ptr @_RNvCs_5probe4TILE], section "llvm.metadata"
+
+define ptx_kernel void @k(ptr %0) {
+  %2 = getelementptr inbounds nuw float, ptr @_RNvCs_5probe4TILE, i64 3 ; uses @_RNvCs_5probe4TILE
+  store float 1.0, ptr %2, align 4
+  %3 = load float, ptr @COEF, align 4
+  %4 = load i8, ptr @"quoted shared", align 1
+  %5 = load i8, ptr @_RNvCs_5probe4TILEX, align 1
+  ret void
+}
+"#;
+
+    #[test]
+    fn moves_shared_and_constant_globals() {
+        let r = rewrite(MODULE).unwrap();
+        let t = &r.text;
+        assert_eq!(r.shared, vec!["_RNvCs_5probe4TILE", "quoted shared"]);
+        assert_eq!(r.constant, vec!["COEF", "hidden_const"]);
+        assert!(t.contains(
+            "@COEF = local_unnamed_addr addrspace(4) externally_initialized global [16 x i8] c\"\\00\\00\\80?\\00\\00\\00@\\00\\00@@\\00\\00\\80@\", align 4\n"
+        ), "{t}");
+        assert!(
+            t.contains(
+                "@_RNvCs_5probe4TILE = internal addrspace(3) global [256 x i8] undef, align 4\n"
+            ),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "@\"quoted shared\" = internal addrspace(3) global <{ [8 x i8] }> undef, align 8\n"
+            ),
+            "{t}"
+        );
+        // Constant memory becomes external, keeps its initializer, whose uses are rewritten.
+        assert!(t.contains(
+            "@hidden_const = addrspace(4) externally_initialized constant { i32, ptr } { i32 7, ptr addrspacecast (ptr addrspace(3) @_RNvCs_5probe4TILE to ptr) }, align 8\n"
+        ), "{t}");
+        // Strings are untouched.
+        assert!(
+            t.contains("@plain = global [4 x i8] c\"@COEF\", align 1\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "@llvm.used = appending global [1 x ptr] [ptr @plain], section \"llvm.metadata\"\n"
+            ),
+            "{t}"
+        );
+        assert!(!t.contains("@llvm.compiler.used"), "{t}");
+        assert!(t.contains(
+            "getelementptr inbounds nuw float, ptr addrspacecast (ptr addrspace(3) @_RNvCs_5probe4TILE to ptr), i64 3 ; uses @_RNvCs_5probe4TILE\n"
+        ), "{t}");
+        assert!(
+            t.contains("load float, ptr addrspacecast (ptr addrspace(4) @COEF to ptr), align 4"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "load i8, ptr addrspacecast (ptr addrspace(3) @\"quoted shared\" to ptr), align 1"
+            ),
+            "{t}"
+        );
+        // A longer name with the same prefix is not a use.
+        assert!(
+            t.contains("load i8, ptr @_RNvCs_5probe4TILEX, align 1"),
+            "{t}"
+        );
+        assert!(!t.contains("section \".shared\""));
+        assert!(!t.contains("section \".ferrocuda.constant\""));
+    }
+
+    #[test]
+    fn untouched_without_marked_globals() {
+        let ir = "@a = global i32 0, align 4\ndefine void @f() {\n  store i32 1, ptr @a\n  ret void\n}\n";
+        let r = rewrite(ir).unwrap();
+        assert_eq!(r.text, ir);
+        assert!(r.shared.is_empty() && r.constant.is_empty());
+    }
+
+    #[test]
+    fn declarations_and_pointer_types() {
+        let ir = "@d = external global [4 x i8], section \".shared\", align 4\n@p = internal global ptr addrspace(1) null, section \".ferrocuda.constant\"\n@q = global ptr @d\n";
+        let r = rewrite(ir).unwrap();
+        assert!(
+            r.text
+                .contains("@d = external addrspace(3) global [4 x i8], align 4\n"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text.contains(
+                "@p = addrspace(4) externally_initialized global ptr addrspace(1) null\n"
+            ),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text
+                .contains("@q = global ptr addrspacecast (ptr addrspace(3) @d to ptr)\n"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[test]
+    fn already_in_place_is_not_cast() {
+        let ir = "@s = internal addrspace(3) global [4 x i8] undef, section \".shared\"\n  load i8, ptr addrspace(3) @s\n";
+        let r = rewrite(ir).unwrap();
+        assert_eq!(
+            r.text,
+            "@s = internal addrspace(3) global [4 x i8] undef\n  load i8, ptr addrspace(3) @s\n"
+        );
+    }
+
+    #[test]
+    fn parses_global_lines() {
+        let g = GlobalLine::parse(
+            "@x = dso_local local_unnamed_addr addrspace(1) global %\"a<b, c>\" { i32 1, [2 x i8] c\",\\22\" }, section \"s\", align 4, !dbg !7",
+        )
+        .unwrap();
+        assert_eq!(g.name, "x");
+        assert_eq!(
+            g.prefix,
+            vec!["dso_local", "local_unnamed_addr", "addrspace(1)"]
+        );
+        assert_eq!(g.ty, "%\"a<b, c>\"");
+        assert_eq!(g.init, Some("{ i32 1, [2 x i8] c\",\\22\" }"));
+        assert_eq!(g.attrs, vec!["section \"s\"", "align 4", "!dbg !7"]);
+        assert_eq!(g.addrspace(), 1);
+        assert!(GlobalLine::parse("@a = internal alias i32, ptr @b").is_none());
+        assert!(
+            GlobalLine::parse("@a = internal global i32 5")
+                .unwrap()
+                .attrs
+                .is_empty()
+        );
+        assert_eq!(symbol_name("\"a\\22b\\5Cc\""), "a\"b\\c");
+    }
+}

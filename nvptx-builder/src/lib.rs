@@ -1,0 +1,137 @@
+//! Ahead-of-time PTX for a Rust kernel crate, from its build script.
+//!
+//! A kernel crate's `build.rs` is one line:
+//!
+//! ```no_run
+//! fn main() { nvptx_builder::build() }
+//! ```
+//!
+//! and the crate (with `nvptx-builder` in `[build-dependencies]`) gets its own code compiled
+//! for `nvptx64-nvidia-cuda` and written to `$OUT_DIR/ferrocuda-kernels.ptx`
+//! ([`PTX_FILE_NAME`]), ready for
+//! `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`. The architecture the
+//! PTX was built for is exported to the crate as `env!("FERROCUDA_PTX_ARCH")`.
+//!
+//! The same executable plays three roles:
+//!
+//! * **outer mode** (the normal host build): checks the nightly toolchain (installing
+//!   `rust-src` / `llvm-tools` with rustup if they are missing), runs a nested
+//!   `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core` on the same crate with its
+//!   own target directory, copies the PTX, and tells cargo to rerun only when a source file
+//!   of the device build changes;
+//! * **nested mode** (`NVPTX_BUILDER_NESTED=1`, the crate's build script inside that nested
+//!   build): does nothing;
+//! * **linker mode** (run with arguments: the nested build uses this executable as rustc's
+//!   linker): links the LTO'd bitcode with `compiler_builtins`, moves static shared memory
+//!   and constant memory into their address spaces (see [`SHARED_SECTION`] and
+//!   [`CONSTANT_SECTION`]) and writes PTX with `opt` and `llc`.
+//!
+//! Configuration: the GPU architecture defaults to [`DEFAULT_ARCH`], may be set with
+//! [`Builder::arch`] and is overridden by the environment variable [`ARCH_ENV`]
+//! (`FERROCUDA_ARCH=sm_90 cargo build`); the toolchain defaults to [`DEFAULT_TOOLCHAIN`],
+//! [`Builder::toolchain`], overridden by [`TOOLCHAIN_ENV`].
+//!
+//! The crate compiled for the device must be `#![no_std]` there, e.g.
+//! `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx, stdarch_nvptx))]`, with a
+//! `#[panic_handler]` behind `#[cfg(target_arch = "nvptx64")]`.
+
+#![warn(missing_docs)]
+// The examples show whole `build.rs` files, `fn main` included, on purpose.
+#![allow(clippy::needless_doctest_main)]
+
+mod config;
+mod depinfo;
+mod error;
+mod ir_rewrite;
+mod json;
+mod link;
+mod link_args;
+mod nested;
+mod process;
+mod toolchain;
+
+pub use config::{ARCH_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, NVPTX_TARGET, TOOLCHAIN_ENV};
+pub use ir_rewrite::{CONSTANT_SECTION, SHARED_SECTION};
+
+use config::{Config, Requested};
+
+/// Name of the PTX file written to `OUT_DIR` (a contract with the runtime, which does
+/// `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`).
+pub const PTX_FILE_NAME: &str = "ferrocuda-kernels.ptx";
+
+/// Environment variable set to `1` for the nested build; the crate's build script then does
+/// nothing.
+pub const NESTED_ENV: &str = "NVPTX_BUILDER_NESTED";
+
+/// Builds the calling crate to PTX with the default settings: `Builder::new().build()`.
+///
+/// Call it as the whole body of `build.rs`'s `main`. On failure it prints the reason (as
+/// `cargo:warning=` / `cargo::error=` lines and on stderr) and exits with status 1.
+pub fn build() {
+    Builder::new().build()
+}
+
+/// Settings for [`build`]; environment variables ([`ARCH_ENV`], [`TOOLCHAIN_ENV`]) still win.
+///
+/// ```no_run
+/// fn main() {
+///     nvptx_builder::Builder::new().arch("sm_80").toolchain("nightly").build()
+/// }
+/// ```
+#[derive(Debug, Clone, Default)]
+#[must_use = "a Builder does nothing until .build() is called"]
+pub struct Builder {
+    requested: Requested,
+}
+
+impl Builder {
+    /// A builder with the defaults ([`DEFAULT_ARCH`], [`DEFAULT_TOOLCHAIN`]).
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// Sets the GPU architecture, e.g. `"sm_90"` (overridden by [`ARCH_ENV`]).
+    pub fn arch(mut self, arch: impl Into<String>) -> Builder {
+        self.requested.arch = Some(arch.into());
+        self
+    }
+
+    /// Sets the rustup toolchain of the device build, e.g. `"nightly-2026-05-19"`
+    /// (overridden by [`TOOLCHAIN_ENV`]).
+    pub fn toolchain(mut self, toolchain: impl Into<String>) -> Builder {
+        self.requested.toolchain = Some(toolchain.into());
+        self
+    }
+
+    /// Runs the build script: outer, nested or linker mode (see the crate documentation).
+    ///
+    /// Exits the process with status 1 after reporting an error.
+    pub fn build(self) {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        if !args.is_empty() {
+            // rustc runs us as the linker of the nested build.
+            if let Err(e) = link::run(args) {
+                error::exit_linker(&e);
+            }
+            return;
+        }
+        if std::env::var_os(NESTED_ENV).is_some_and(|v| v == "1") {
+            // This crate's own build script inside the nested nvptx build.
+            println!("cargo:rerun-if-changed=build.rs");
+            return;
+        }
+        if let Err(e) = self.outer() {
+            error::exit_build_script(&e);
+        }
+    }
+
+    fn outer(&self) -> error::Result<()> {
+        println!("cargo:rerun-if-env-changed={ARCH_ENV}");
+        println!("cargo:rerun-if-env-changed={TOOLCHAIN_ENV}");
+        println!("cargo:rerun-if-changed=build.rs");
+        println!("cargo:rerun-if-changed=Cargo.toml");
+        let config = Config::resolve(&self.requested)?;
+        let toolchain = toolchain::ensure(&config.toolchain)?;
+        nested::build(&config, &toolchain)
+    }
+}

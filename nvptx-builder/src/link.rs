@@ -1,0 +1,325 @@
+//! Linker mode: turning rustc's LTO'd bitcode into PTX with the `llvm-tools` binaries.
+//!
+//! The nested build passes `-Clinker=<this build script>`; rustc then runs the build script
+//! with linker arguments (see [`crate::link_args`]). The steps:
+//!
+//! 1. extract the LLVM bitcode members of every archive input (`compiler_builtins`) with
+//!    `llvm-ar x` and merge them with `llvm-link`;
+//! 2. `llvm-link main.bc --only-needed libs.bc` pulls in just the builtins that are used;
+//! 3. `llvm-dis`, [`crate::ir_rewrite`], `llvm-as` (shared and constant memory);
+//! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
+//!    constant-memory globals public;
+//! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX.
+//!
+//! Intermediate files live in a fresh directory next to the output, removed on success and
+//! kept (and named in the error) on failure, or always with `NVPTX_BUILDER_KEEP_TEMPS=1`.
+
+use crate::config::NVPTX_TARGET;
+use crate::error::{Error, Result};
+use crate::link_args::LinkArgs;
+use crate::process::{display_command, run_captured};
+use crate::toolchain::tool;
+use crate::{ir_rewrite, link_args};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Environment variable that keeps the linker's intermediate files.
+pub(crate) const KEEP_TEMPS_ENV: &str = "NVPTX_BUILDER_KEEP_TEMPS";
+
+/// Runs the linker on `args` (the command line without the program name).
+pub(crate) fn run(args: Vec<OsString>) -> Result<()> {
+    let args = link_args::parse(args)?;
+    if let Some(t) = &args.target
+        && !t.starts_with("nvptx64")
+    {
+        return Err(Error::new(format!(
+            "nvptx-builder only links for {NVPTX_TARGET}, not {t}"
+        )));
+    }
+    let llvm_bin = crate::toolchain::llvm_bin_for_linker()?;
+    let output = args
+        .output
+        .clone()
+        .ok_or_else(|| Error::new("no output file given to the linker"))?;
+    let tmp = TempDir::create_next_to(&output)?;
+    let result = link(&args, &llvm_bin, &tmp.path, &output);
+    match result {
+        Ok(()) => {
+            tmp.finish(false);
+            Ok(())
+        }
+        Err(e) if tmp.is_empty() => {
+            tmp.finish(false);
+            Err(e)
+        }
+        Err(e) => {
+            tmp.finish(true);
+            Err(Error::new(format!(
+                "{}\n(intermediate files kept in {})",
+                e.message(),
+                tmp.path.display()
+            )))
+        }
+    }
+}
+
+/// A uniquely named scratch directory.
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn create_next_to(output: &Path) -> Result<TempDir> {
+        let parent = match output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let stem = output
+            .file_stem()
+            .map_or_else(|| "out".into(), |s| s.to_string_lossy().into_owned());
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        for attempt in 0..100u32 {
+            let path = parent.join(format!(
+                "{stem}.nvptx-link-{}-{nanos}-{attempt}",
+                std::process::id()
+            ));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(TempDir { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(Error::new(format!(
+                        "cannot create temporary directory {}: {e}",
+                        path.display()
+                    )));
+                }
+            }
+        }
+        Err(Error::new("cannot create a unique temporary directory"))
+    }
+
+    fn is_empty(&self) -> bool {
+        std::fs::read_dir(&self.path).is_ok_and(|mut d| d.next().is_none())
+    }
+
+    fn finish(&self, failed: bool) {
+        let keep = failed || std::env::var_os(KEEP_TEMPS_ENV).is_some_and(|v| v != "0");
+        if !keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// What a file starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Bitcode,
+    Archive,
+    Other,
+}
+
+fn kind_of(path: &Path) -> Result<Kind> {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| Error::new(format!("cannot open {}: {e}", path.display())))?;
+    let n = f
+        .read(&mut head)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    Ok(classify(&head[..n]))
+}
+
+fn classify(head: &[u8]) -> Kind {
+    if head.starts_with(b"BC\xC0\xDE") || head.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
+        Kind::Bitcode
+    } else if head.starts_with(b"!<arch>\n") || head.starts_with(b"!<thin>\n") {
+        Kind::Archive
+    } else {
+        Kind::Other
+    }
+}
+
+fn run_tool(mut cmd: Command) -> Result<()> {
+    if std::env::var_os(KEEP_TEMPS_ENV).is_some_and(|v| v != "0") {
+        eprintln!("nvptx-builder: {}", display_command(&cmd));
+    }
+    run_captured(&mut cmd).map(drop)
+}
+
+fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<()> {
+    let llvm_link = tool(llvm_bin, "llvm-link");
+
+    // Sort inputs into bitcode objects and archives.
+    let mut objects = Vec::new();
+    let mut members = Vec::new();
+    for (i, input) in args.inputs.iter().enumerate() {
+        match kind_of(input)? {
+            Kind::Bitcode => objects.push(input.clone()),
+            Kind::Archive => members.extend(extract_bitcode(
+                llvm_bin,
+                input,
+                &tmp.join(format!("ar{i}")),
+            )?),
+            Kind::Other => {
+                return Err(Error::new(format!(
+                    "{} is neither LLVM bitcode nor an archive; only bitcode can be linked for \
+                     {NVPTX_TARGET}",
+                    input.display()
+                )));
+            }
+        }
+    }
+    if objects.is_empty() {
+        return Err(Error::new(
+            "no LLVM bitcode object among the inputs (is the crate built with lto = \"fat\"?)",
+        ));
+    }
+
+    // Main module.
+    let main = if objects.len() == 1 {
+        objects[0].clone()
+    } else {
+        let main = tmp.join("main.bc");
+        let mut cmd = Command::new(&llvm_link);
+        cmd.args(&objects).arg("-o").arg(&main);
+        run_tool(cmd)?;
+        main
+    };
+
+    // Libraries, only what is needed.
+    let linked = if members.is_empty() {
+        main
+    } else {
+        let libs = tmp.join("libs.bc");
+        let mut cmd = Command::new(&llvm_link);
+        cmd.args(&members).arg("-o").arg(&libs);
+        run_tool(cmd)?;
+        let linked = tmp.join("linked.bc");
+        let mut cmd = Command::new(&llvm_link);
+        cmd.arg(&main)
+            .arg("--only-needed")
+            .arg(&libs)
+            .arg("-o")
+            .arg(&linked);
+        run_tool(cmd)?;
+        linked
+    };
+
+    // Shared / constant memory.
+    let ll = tmp.join("linked.ll");
+    let mut cmd = Command::new(tool(llvm_bin, "llvm-dis"));
+    cmd.arg(&linked).arg("-o").arg(&ll);
+    run_tool(cmd)?;
+    let text = std::fs::read_to_string(&ll)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
+    let rewritten = ir_rewrite::rewrite(&text)?;
+    let rewritten_bc = if rewritten.shared.is_empty() && rewritten.constant.is_empty() {
+        linked
+    } else {
+        let ll2 = tmp.join("rewritten.ll");
+        std::fs::write(&ll2, &rewritten.text)
+            .map_err(|e| Error::new(format!("cannot write {}: {e}", ll2.display())))?;
+        let bc = tmp.join("rewritten.bc");
+        let mut cmd = Command::new(tool(llvm_bin, "llvm-as"));
+        cmd.arg(&ll2).arg("-o").arg(&bc);
+        run_tool(cmd)?;
+        bc
+    };
+
+    let cpu = args
+        .target_cpu
+        .as_deref()
+        .unwrap_or(crate::config::DEFAULT_ARCH);
+    let (opt_level, llc_level) = levels(args.opt_level.as_deref());
+
+    // Internalize everything but the kernels / exported symbols and constant memory, optimise.
+    let optimized = tmp.join("optimized.bc");
+    let mut cmd = Command::new(tool(llvm_bin, "opt"));
+    cmd.arg(format!(
+        "-passes=internalize,globaldce,default<{opt_level}>"
+    ));
+    cmd.arg(format!("-mcpu={cpu}"));
+    if let Some(features) = &args.target_features {
+        cmd.arg(format!("-mattr={features}"));
+    }
+    let mut public: Vec<&str> = args.exports.iter().map(String::as_str).collect();
+    public.extend(rewritten.constant.iter().map(String::as_str));
+    public.sort_unstable();
+    public.dedup();
+    for name in public {
+        cmd.arg(format!("-internalize-public-api-list={name}"));
+    }
+    cmd.arg(&rewritten_bc).arg("-o").arg(&optimized);
+    run_tool(cmd)?;
+
+    // Code generation straight to the output path rustc asked for.
+    let mut cmd = Command::new(tool(llvm_bin, "llc"));
+    cmd.arg(format!("-mtriple={NVPTX_TARGET}"));
+    cmd.arg(format!("-mcpu={cpu}"));
+    if let Some(features) = &args.target_features {
+        cmd.arg(format!("-mattr={features}"));
+    }
+    cmd.arg(format!("-O{llc_level}"));
+    cmd.arg(&optimized).arg("-o").arg(output);
+    run_tool(cmd)
+}
+
+/// The `opt` pipeline level and the `llc` level for rustc's `-O` argument.
+fn levels(rustc_level: Option<&str>) -> (&'static str, &'static str) {
+    match rustc_level {
+        Some("0") => ("O0", "0"),
+        Some("1") => ("O1", "1"),
+        Some("2") => ("O2", "2"),
+        Some("s") => ("Os", "2"),
+        Some("z") => ("Oz", "2"),
+        _ => ("O3", "3"),
+    }
+}
+
+/// Extracts `archive` into `dir` and returns its LLVM bitcode members, sorted.
+fn extract_bitcode(llvm_bin: &Path, archive: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
+    let archive_abs = std::path::absolute(archive)
+        .map_err(|e| Error::new(format!("bad path {}: {e}", archive.display())))?;
+    let mut cmd = Command::new(tool(llvm_bin, "llvm-ar"));
+    cmd.arg("x").arg(&archive_abs).current_dir(dir);
+    run_tool(cmd)?;
+    let mut found = Vec::new();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Error::new(format!("cannot list {}: {e}", dir.display())))?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| Error::new(format!("cannot list {}: {e}", dir.display())))?
+            .path();
+        if path.is_file() && kind_of(&path)? == Kind::Bitcode {
+            found.push(path);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_magic() {
+        assert_eq!(classify(b"BC\xC0\xDE\x35\x14"), Kind::Bitcode);
+        assert_eq!(classify(&[0xDE, 0xC0, 0x17, 0x0B, 0, 0]), Kind::Bitcode);
+        assert_eq!(classify(b"!<arch>\nlib.rmeta"), Kind::Archive);
+        assert_eq!(classify(b"\x7fELF"), Kind::Other);
+        assert_eq!(classify(b""), Kind::Other);
+    }
+
+    #[test]
+    fn opt_levels() {
+        assert_eq!(levels(Some("3")), ("O3", "3"));
+        assert_eq!(levels(None), ("O3", "3"));
+        assert_eq!(levels(Some("z")), ("Oz", "2"));
+        assert_eq!(levels(Some("0")), ("O0", "0"));
+    }
+}

@@ -1,0 +1,473 @@
+//! Outer mode: the nested `cargo rustc` that compiles the crate for nvptx64 and hands the PTX
+//! to the host build.
+//!
+//! The nested build uses its own target directory, `<outer target dir>/nvptx-builder/<arch>`,
+//! shared by the debug, release and test outer builds (so `core` is built once per arch), and
+//! a profile defined on the command line (fat LTO, `panic = "abort"`, one codegen unit).
+//! `-Ctarget-cpu` goes to every crate through `CARGO_ENCODED_RUSTFLAGS`; the linker flags go
+//! only to the kernel crate (`cargo rustc -- ...`), so a different build-script path (debug vs
+//! release outer build) re-links the kernel crate but never rebuilds `core`.
+
+use crate::config::{Config, NESTED_PROFILE, NVPTX_TARGET};
+use crate::error::{Error, Result, warn};
+use crate::json::{self, Json};
+use crate::process::display_command;
+use crate::toolchain::{LLVM_BIN_ENV, Toolchain};
+use crate::{NESTED_ENV, PTX_FILE_NAME, depinfo};
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Environment variable the nested cargo must not inherit (exact names).
+const CLEARED_VARS: &[&str] = &[
+    "RUSTC",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTC_LINKER",
+    "RUSTDOC",
+    "RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "RUSTUP_TOOLCHAIN",
+    "CARGO",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "CARGO_ENCODED_RUSTDOCFLAGS",
+    "CARGO_MAKEFLAGS",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_RUSTC_CURRENT_DIR",
+    "CARGO_INCREMENTAL",
+    "CARGO_BUILD_TARGET",
+    "TARGET",
+    "HOST",
+    "OUT_DIR",
+    "PROFILE",
+    "OPT_LEVEL",
+    "DEBUG",
+    "NUM_JOBS",
+];
+
+/// Prefixes of environment variables the nested cargo must not inherit.
+const CLEARED_PREFIXES: &[&str] = &[
+    "CARGO_BUILD_",
+    "CARGO_TARGET_",
+    "CARGO_PROFILE_",
+    "CARGO_PKG_",
+    "CARGO_CFG_",
+    "CARGO_FEATURE_",
+    "CARGO_MANIFEST_",
+    "DEP_",
+    "__CARGO",
+];
+
+/// Whether the outer environment variable `name` is kept for the nested cargo.
+pub(crate) fn inherits(name: &str) -> bool {
+    !CLEARED_VARS.contains(&name) && !CLEARED_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Facts about the outer build, read from the build-script environment.
+#[derive(Debug, Clone)]
+pub(crate) struct Outer {
+    pub(crate) manifest_dir: PathBuf,
+    pub(crate) out_dir: PathBuf,
+    pub(crate) package: String,
+    pub(crate) target_root: PathBuf,
+    pub(crate) offline: bool,
+}
+
+impl Outer {
+    /// Reads the build-script environment cargo provides.
+    pub(crate) fn from_env() -> Result<Outer> {
+        let var = |k: &str| {
+            std::env::var_os(k).ok_or_else(|| {
+                Error::new(format!(
+                    "{k} is not set: nvptx_builder::build() must be called from a build script (build.rs)"
+                ))
+            })
+        };
+        let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
+        let out_dir = PathBuf::from(var("OUT_DIR")?);
+        let package = var("CARGO_PKG_NAME")?.to_string_lossy().into_owned();
+        let target_root = target_root(
+            &out_dir,
+            std::env::var_os("CARGO_TARGET_DIR").as_deref(),
+            std::env::var_os("TARGET").as_deref(),
+        );
+        let offline = std::env::var("CARGO_NET_OFFLINE").is_ok_and(|v| v == "true" || v == "1");
+        Ok(Outer {
+            manifest_dir,
+            out_dir,
+            package,
+            target_root,
+            offline,
+        })
+    }
+}
+
+/// The outer target directory: `CARGO_TARGET_DIR` when it is absolute, otherwise derived from
+/// `OUT_DIR` = `<target>[/<triple>]/<profile>/build/<pkg>-<hash>/out`, where `<triple>` (the
+/// build script's `TARGET`) is there for `cargo build --target <triple>`.
+pub(crate) fn target_root(
+    out_dir: &Path,
+    cargo_target_dir: Option<&OsStr>,
+    target: Option<&OsStr>,
+) -> PathBuf {
+    if let Some(dir) = cargo_target_dir.map(Path::new)
+        && dir.is_absolute()
+    {
+        return dir.to_owned();
+    }
+    // The directory holding the `<profile>` directory that holds `build`.
+    for dir in out_dir.ancestors() {
+        if dir.file_name() == Some(OsStr::new("build"))
+            && let Some(root) = dir.parent().and_then(Path::parent)
+        {
+            // Host-only and `--target` builds share one device build.
+            if target.is_some()
+                && root.file_name() == target
+                && let Some(up) = root.parent()
+            {
+                return up.to_owned();
+            }
+            return root.to_owned();
+        }
+    }
+    // Unknown layout: keep the nested build inside OUT_DIR.
+    out_dir.join("nvptx-builder-target")
+}
+
+/// Runs the whole outer mode.
+pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
+    let outer = Outer::from_env()?;
+    let target_dir = outer.target_root.join("nvptx-builder").join(&config.arch);
+    let linker = std::env::current_exe()
+        .map_err(|e| Error::new(format!("cannot locate the build-script executable: {e}")))?;
+
+    let mut cmd = nested_command(config, toolchain, &outer, &target_dir, &linker)?;
+    let result = run_nested(&mut cmd, &outer)?;
+    let Some(ptx) = result.ptx else {
+        return Err(Error::new(format!(
+            "the nested build of {} succeeded but produced no .ptx file",
+            outer.package
+        )));
+    };
+
+    let dest = outer.out_dir.join(PTX_FILE_NAME);
+    std::fs::copy(&ptx, &dest).map_err(|e| {
+        Error::new(format!(
+            "cannot copy {} to {}: {e}",
+            ptx.display(),
+            dest.display()
+        ))
+    })?;
+    println!("cargo:rustc-env=FERROCUDA_PTX_ARCH={}", config.arch);
+
+    // Rebuild when (and only when) a source of the device build changes.
+    let dep_file = ptx.with_extension("d");
+    let excluded = excluded_dirs(toolchain, &outer);
+    match std::fs::read_to_string(&dep_file) {
+        Ok(text) => {
+            for file in depinfo::user_files(depinfo::parse(&text), &excluded) {
+                println!("cargo:rerun-if-changed={}", file.display());
+            }
+        }
+        Err(e) => {
+            println!(
+                "cargo:warning=nvptx-builder: cannot read {} ({e}); rebuilding when any file of the package changes",
+                dep_file.display()
+            );
+            println!("cargo:rerun-if-changed={}", outer.manifest_dir.display());
+        }
+    }
+    Ok(())
+}
+
+/// Directories whose files never trigger a PTX rebuild.
+fn excluded_dirs(toolchain: &Toolchain, outer: &Outer) -> Vec<PathBuf> {
+    let mut dirs = vec![toolchain.sysroot.clone(), outer.target_root.clone()];
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        dirs.push(home.join("registry"));
+        dirs.push(home.join("git"));
+    }
+    dirs
+}
+
+/// A content hash of the linker, passed as an ignored linker argument so that a changed
+/// nvptx-builder re-links the kernel crate (cargo does not track the linker binary itself).
+fn linker_id(linker: &Path) -> Result<String> {
+    use std::hash::Hasher;
+    let bytes = std::fs::read(linker)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", linker.display())))?;
+    let mut h = std::hash::DefaultHasher::new();
+    h.write(&bytes);
+    Ok(format!("{:016x}", h.finish()))
+}
+
+/// Builds the nested `cargo rustc` command with a clean environment.
+fn nested_command(
+    config: &Config,
+    toolchain: &Toolchain,
+    outer: &Outer,
+    target_dir: &Path,
+    linker: &Path,
+) -> Result<Command> {
+    let mut cmd = Command::new(&toolchain.cargo);
+    cmd.arg("rustc")
+        .arg("--manifest-path")
+        .arg(outer.manifest_dir.join("Cargo.toml"))
+        .args(["--lib", "--target", NVPTX_TARGET, "-Zbuild-std=core"])
+        .args(["--crate-type", "cdylib", "--profile", NESTED_PROFILE])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .arg("--message-format=json");
+    let p = format!("profile.{NESTED_PROFILE}");
+    for setting in [
+        format!("{p}.inherits=\"release\""),
+        format!("{p}.lto=\"fat\""),
+        format!("{p}.panic=\"abort\""),
+        format!("{p}.codegen-units=1"),
+        format!("{p}.opt-level=3"),
+        format!("{p}.debug=false"),
+        format!("{p}.debug-assertions=false"),
+        format!("{p}.overflow-checks=false"),
+        format!("{p}.incremental=false"),
+        format!("{p}.strip=false"),
+    ] {
+        cmd.arg("--config").arg(setting);
+    }
+    if outer.offline {
+        cmd.arg("--offline");
+    }
+    // Only the kernel crate links, so only it needs the linker flags.
+    cmd.arg("--")
+        .arg(format!("-Clinker={}", linker.display()))
+        .arg("-Clinker-flavor=llbc")
+        .arg(format!(
+            "-Clink-arg=--nvptx-builder-id={}",
+            linker_id(linker)?
+        ));
+
+    cmd.env_clear();
+    for (k, v) in std::env::vars_os() {
+        if let Some(name) = k.to_str()
+            && inherits(name)
+        {
+            cmd.env(&k, v);
+        }
+    }
+    cmd.env("RUSTUP_TOOLCHAIN", &toolchain.name)
+        .env("RUSTC", &toolchain.rustc)
+        .env(NESTED_ENV, "1")
+        .env(LLVM_BIN_ENV, &toolchain.llvm_bin)
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            format!("-Ctarget-cpu={}", config.arch),
+        )
+        // Keep the outer `--color` choice out of the JSON; colours would garble warnings.
+        .env("CARGO_TERM_COLOR", "never")
+        .current_dir(&outer.manifest_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    Ok(cmd)
+}
+
+/// What the nested build produced.
+struct Nested {
+    ptx: Option<PathBuf>,
+}
+
+/// Runs the nested cargo, forwarding its progress and diagnostics.
+fn run_nested(cmd: &mut Command, outer: &Outer) -> Result<Nested> {
+    let shown = display_command(cmd);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::new(format!("could not run `{shown}`: {e}")))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| Error::new("nested cargo has no stdout"))?;
+    let mut stderr = child
+        .stderr
+        .take()
+        .ok_or_else(|| Error::new("nested cargo has no stderr"))?;
+
+    // Cargo's own messages (progress, errors outside rustc): echo and keep.
+    let stderr_thread = std::thread::spawn(move || {
+        let mut all = String::new();
+        let _ = stderr.read_to_string(&mut all);
+        all
+    });
+
+    let manifest = outer.manifest_dir.join("Cargo.toml");
+    let mut ptx = None;
+    let mut errors: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut success = None;
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        let Ok(msg) = json::parse(&line) else {
+            continue;
+        };
+        match msg.get("reason").and_then(Json::as_str) {
+            Some("compiler-message") => {
+                let m = msg.get("message");
+                let level = m.and_then(|m| m.get("level")).and_then(Json::as_str);
+                let rendered = m.and_then(|m| m.get("rendered")).and_then(Json::as_str);
+                let local = msg
+                    .get("package_id")
+                    .and_then(Json::as_str)
+                    .is_some_and(|id| id.starts_with("path+"));
+                match (level, rendered) {
+                    (Some("error" | "error: internal compiler error"), Some(r)) => {
+                        errors.push(r.trim_end().to_owned());
+                    }
+                    (Some("warning"), Some(r)) if local => {
+                        warnings.push(r.trim_end().to_owned());
+                    }
+                    _ => {}
+                }
+            }
+            Some("compiler-artifact") => {
+                let ours = msg
+                    .get("manifest_path")
+                    .and_then(Json::as_str)
+                    .is_some_and(|p| same_file(Path::new(p), &manifest));
+                if ours {
+                    let files = msg.get("filenames").and_then(Json::as_array).unwrap_or(&[]);
+                    if let Some(f) = files
+                        .iter()
+                        .filter_map(Json::as_str)
+                        .find(|f| f.ends_with(".ptx"))
+                    {
+                        ptx = Some(PathBuf::from(f));
+                    }
+                }
+            }
+            Some("build-finished") => success = msg.get("success").and_then(Json::as_bool),
+            _ => {}
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| Error::new(format!("waiting for `{shown}` failed: {e}")))?;
+    let cargo_stderr = stderr_thread.join().unwrap_or_default();
+    eprint!("{cargo_stderr}");
+
+    // Device-side warnings the host build cannot show (code behind cfg(target_arch = "nvptx64")).
+    for w in &warnings {
+        warn(&format!("[nvptx64] {w}"));
+    }
+
+    if status.success() && success != Some(false) {
+        return Ok(Nested { ptx });
+    }
+    let mut report = String::new();
+    for e in &errors {
+        report.push_str(e);
+        report.push('\n');
+    }
+    if errors.is_empty() {
+        // Not a compile error (bad manifest, missing dependency, ...): cargo's stderr says why.
+        let lines: Vec<&str> = cargo_stderr
+            .lines()
+            .filter(|l| {
+                let t = l.trim_start();
+                !t.starts_with("Compiling") && !t.starts_with("Blocking") && !t.is_empty()
+            })
+            .collect();
+        report.push_str(&lines.join("\n"));
+        report.push_str(&format!("\n(command: {shown})\n"));
+    }
+    eprintln!("{report}");
+    warn(&report);
+    Err(Error::new(format!(
+        "nvptx-builder: compiling {} for {NVPTX_TARGET} failed; errors above",
+        outer.package
+    )))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || match (a.canonicalize(), b.canonicalize()) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_filter() {
+        for cleared in [
+            "RUSTC",
+            "RUSTC_WRAPPER",
+            "RUSTC_WORKSPACE_WRAPPER",
+            "RUSTFLAGS",
+            "CARGO_ENCODED_RUSTFLAGS",
+            "CARGO_BUILD_TARGET_DIR",
+            "CARGO_TARGET_DIR",
+            "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER",
+            "CARGO_PROFILE_RELEASE_LTO",
+            "CARGO_MAKEFLAGS",
+            "RUSTUP_TOOLCHAIN",
+            "CARGO_PKG_NAME",
+            "CARGO_CFG_TARGET_OS",
+            "CARGO_FEATURE_STD",
+            "TARGET",
+            "HOST",
+            "OUT_DIR",
+            "PROFILE",
+            "OPT_LEVEL",
+            "DEBUG",
+            "NUM_JOBS",
+            "CARGO_MANIFEST_DIR",
+            "CARGO_MANIFEST_PATH",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_CRATE_NAME",
+            "DEP_Z_INCLUDE",
+            "CARGO",
+        ] {
+            assert!(!inherits(cleared), "{cleared}");
+        }
+        for kept in [
+            "PATH",
+            "HOME",
+            "CARGO_HOME",
+            "RUSTUP_HOME",
+            "CARGO_NET_OFFLINE",
+            "FERROCUDA_ARCH",
+            "SSL_CERT_FILE",
+        ] {
+            assert!(inherits(kept), "{kept}");
+        }
+    }
+
+    #[test]
+    fn target_root_from_out_dir() {
+        let host = Some(OsStr::new("x86_64-unknown-linux-gnu"));
+        let out = Path::new("/w/target/debug/build/k-0123abcd/out");
+        assert_eq!(target_root(out, None, host), PathBuf::from("/w/target"));
+        // `cargo build --target x86_64-unknown-linux-gnu`
+        let out = Path::new("/w/target/x86_64-unknown-linux-gnu/release/build/k-01/out");
+        assert_eq!(target_root(out, None, host), PathBuf::from("/w/target"));
+        assert_eq!(
+            target_root(out, Some(OsStr::new("/elsewhere")), host),
+            PathBuf::from("/elsewhere")
+        );
+        // A relative CARGO_TARGET_DIR is relative to where cargo ran, unknown here: ignored.
+        assert_eq!(
+            target_root(out, Some(OsStr::new("tgt")), host),
+            PathBuf::from("/w/target")
+        );
+        // New build-dir layout: `<build-dir>/<profile>/build/<pkg>/<hash>/out`.
+        let out = Path::new("/w/target/debug/build/k/0123/out");
+        assert_eq!(target_root(out, None, host), PathBuf::from("/w/target"));
+    }
+}

@@ -1,0 +1,249 @@
+//! Finding (and if needed installing) the nightly toolchain with `rust-src` and `llvm-tools`.
+//!
+//! The device build needs a nightly rustc (`-Zbuild-std`, `abi_ptx`), the standard library
+//! sources (`rust-src`, to build `core` for nvptx64) and LLVM's command-line tools
+//! (`llvm-tools`, for the final link). All three come from rustup.
+
+use crate::error::{Error, Result};
+use crate::process::{find_in_path, is_executable, run_captured};
+use std::env::consts::EXE_SUFFIX;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Environment variable through which the outer build tells the linker where the LLVM tools are.
+pub(crate) const LLVM_BIN_ENV: &str = "NVPTX_BUILDER_LLVM_BIN";
+
+/// The LLVM tools the link step runs, all from the `llvm-tools` component.
+pub(crate) const LLVM_TOOLS: [&str; 6] =
+    ["llvm-link", "opt", "llc", "llvm-ar", "llvm-dis", "llvm-as"];
+
+/// A toolchain checked to be usable for the device build.
+#[derive(Debug, Clone)]
+pub(crate) struct Toolchain {
+    /// The rustup toolchain name.
+    pub(crate) name: String,
+    /// The toolchain's `rustc` executable (not the rustup proxy).
+    pub(crate) rustc: PathBuf,
+    /// The toolchain's `cargo` executable (not the rustup proxy).
+    pub(crate) cargo: PathBuf,
+    /// `rustc --print sysroot`.
+    pub(crate) sysroot: PathBuf,
+    /// Directory holding `llvm-link`, `opt`, `llc`, ...
+    pub(crate) llvm_bin: PathBuf,
+}
+
+/// The command that installs everything from scratch.
+fn install_command(name: &str) -> String {
+    format!("rustup toolchain install {name} --profile minimal --component rust-src,llvm-tools")
+}
+
+/// Checks toolchain `name`, installing it or its missing components with rustup if needed.
+pub(crate) fn ensure(name: &str) -> Result<Toolchain> {
+    let Some(rustup) = find_rustup() else {
+        return Err(Error::new(format!(
+            "rustup was not found (looked in PATH, $CARGO_HOME/bin and ~/.cargo/bin), but it is \
+             needed to find the `{name}` toolchain for the nvptx64 build. Install rustup from \
+             https://rustup.rs, then run: {}",
+            install_command(name)
+        )));
+    };
+
+    let rustc = match which_rustc(&rustup, name) {
+        Some(rustc) => rustc,
+        None => {
+            let cmd = install_command(name);
+            println!("cargo:warning=nvptx-builder: installing toolchain `{name}` ({cmd})");
+            let mut install = rustup_command(&rustup);
+            install.args(["toolchain", "install", name, "--profile", "minimal"]);
+            install.args(["--component", "rust-src,llvm-tools"]);
+            run_visible(&mut install).map_err(|e| {
+                Error::new(format!(
+                    "toolchain `{name}` is not installed and installing it failed; run: {cmd}\n{e}"
+                ))
+            })?;
+            which_rustc(&rustup, name).ok_or_else(|| {
+                Error::new(format!(
+                    "toolchain `{name}` is still not usable after installing it; run: {cmd}"
+                ))
+            })?
+        }
+    };
+
+    let mut toolchain = inspect(name, &rustc)?;
+    let missing = missing_components(&toolchain);
+    if !missing.is_empty() {
+        let cmd = format!(
+            "rustup component add {} --toolchain {name}",
+            missing.join(" ")
+        );
+        println!(
+            "cargo:warning=nvptx-builder: installing {} ({cmd})",
+            missing.join(" and ")
+        );
+        let mut add = rustup_command(&rustup);
+        add.args(["component", "add"]).args(&missing);
+        add.args(["--toolchain", name]);
+        run_visible(&mut add).map_err(|e| {
+            Error::new(format!(
+                "toolchain `{name}` lacks {}, and installing failed; run: {cmd}\n{e}",
+                missing.join(" and ")
+            ))
+        })?;
+        toolchain = inspect(name, &rustc)?;
+        let still = missing_components(&toolchain);
+        if !still.is_empty() {
+            return Err(Error::new(format!(
+                "toolchain `{name}` still lacks {} after installing; run: {cmd}",
+                still.join(" and ")
+            )));
+        }
+    }
+    Ok(toolchain)
+}
+
+/// Locates the rustup executable.
+fn find_rustup() -> Option<PathBuf> {
+    let exe = format!("rustup{EXE_SUFFIX}");
+    if let Some(p) = find_in_path(&exe) {
+        return Some(p);
+    }
+    let mut dirs = Vec::new();
+    if let Some(cargo_home) = std::env::var_os("CARGO_HOME") {
+        dirs.push(PathBuf::from(cargo_home).join("bin"));
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".cargo").join("bin"));
+    }
+    dirs.into_iter()
+        .map(|d| d.join(&exe))
+        .find(|p| is_executable(p))
+}
+
+/// A rustup command that neither follows the outer toolchain override nor auto-installs.
+fn rustup_command(rustup: &Path) -> Command {
+    let mut cmd = Command::new(rustup);
+    cmd.env_remove("RUSTUP_TOOLCHAIN")
+        .env("RUSTUP_AUTO_INSTALL", "0");
+    cmd
+}
+
+/// Runs a command whose progress the user may want to see: its output goes to our stderr
+/// (stdout belongs to cargo's build-script protocol).
+fn run_visible(cmd: &mut Command) -> Result<()> {
+    cmd.stdout(Stdio::from(std::io::stderr()))
+        .stderr(Stdio::from(std::io::stderr()));
+    let status = cmd
+        .status()
+        .map_err(|e| Error::new(format!("could not run rustup: {e}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(Error::new(format!("rustup exited with {status}")))
+    }
+}
+
+/// The toolchain's rustc, or `None` when the toolchain is not installed.
+fn which_rustc(rustup: &Path, name: &str) -> Option<PathBuf> {
+    let mut cmd = rustup_command(rustup);
+    cmd.args(["which", "rustc", "--toolchain", name]);
+    let out = cmd.output().ok().filter(|o| o.status.success())?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    is_executable(&path).then_some(path)
+}
+
+/// Queries `rustc` for its sysroot and host and derives the other paths.
+fn inspect(name: &str, rustc: &Path) -> Result<Toolchain> {
+    let (sysroot, host) = sysroot_and_host(rustc)?;
+    let cargo = sysroot.join("bin").join(format!("cargo{EXE_SUFFIX}"));
+    if !is_executable(&cargo) {
+        return Err(Error::new(format!(
+            "toolchain `{name}` has no cargo at {}; run: rustup component add cargo --toolchain {name}",
+            cargo.display()
+        )));
+    }
+    let llvm_bin = llvm_bin_dir(&sysroot, &host);
+    Ok(Toolchain {
+        name: name.to_owned(),
+        rustc: rustc.to_owned(),
+        cargo,
+        sysroot,
+        llvm_bin,
+    })
+}
+
+/// `rustc --print sysroot` and the host triple from `rustc -vV`.
+pub(crate) fn sysroot_and_host(rustc: &Path) -> Result<(PathBuf, String)> {
+    let mut cmd = Command::new(rustc);
+    cmd.args(["--print", "sysroot"]);
+    let out = run_captured(&mut cmd)?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let mut cmd = Command::new(rustc);
+    cmd.arg("-vV");
+    let out = run_captured(&mut cmd)?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let host = text
+        .lines()
+        .find_map(|l| l.strip_prefix("host:"))
+        .map(|h| h.trim().to_owned())
+        .ok_or_else(|| Error::new(format!("`{} -vV` printed no host line", rustc.display())))?;
+    Ok((sysroot, host))
+}
+
+/// Where `llvm-tools` puts its binaries inside a sysroot.
+pub(crate) fn llvm_bin_dir(sysroot: &Path, host: &str) -> PathBuf {
+    sysroot.join("lib").join("rustlib").join(host).join("bin")
+}
+
+/// Whether `dir` holds every tool of [`LLVM_TOOLS`].
+pub(crate) fn has_llvm_tools(dir: &Path) -> bool {
+    LLVM_TOOLS
+        .iter()
+        .all(|t| is_executable(&dir.join(format!("{t}{EXE_SUFFIX}"))))
+}
+
+/// The components of the toolchain that are missing, by rustup name.
+fn missing_components(tc: &Toolchain) -> Vec<&'static str> {
+    let mut missing = Vec::new();
+    let library = tc.sysroot.join("lib/rustlib/src/rust/library");
+    if !library.join("core").is_dir() {
+        missing.push("rust-src");
+    }
+    if !has_llvm_tools(&tc.llvm_bin) {
+        missing.push("llvm-tools");
+    }
+    missing
+}
+
+/// Finds the LLVM tools from inside the linker (run by rustc in the nested build).
+///
+/// The outer build passes the directory in [`LLVM_BIN_ENV`]; without it (someone used the
+/// linker by hand) the `rustc` on `PATH` (the rustup proxy honours `RUSTUP_TOOLCHAIN`) is asked.
+pub(crate) fn llvm_bin_for_linker() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os(LLVM_BIN_ENV) {
+        let dir = PathBuf::from(dir);
+        if has_llvm_tools(&dir) {
+            return Ok(dir);
+        }
+        return Err(Error::new(format!(
+            "{LLVM_BIN_ENV}={} does not hold the LLVM tools ({})",
+            dir.display(),
+            LLVM_TOOLS.join(", ")
+        )));
+    }
+    let rustc = std::env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
+    let (sysroot, host) = sysroot_and_host(&rustc)?;
+    let dir = llvm_bin_dir(&sysroot, &host);
+    if has_llvm_tools(&dir) {
+        Ok(dir)
+    } else {
+        Err(Error::new(format!(
+            "the LLVM tools are missing from {}; run: rustup component add llvm-tools",
+            dir.display()
+        )))
+    }
+}
+
+/// Path of LLVM tool `name` inside `llvm_bin`.
+pub(crate) fn tool(llvm_bin: &Path, name: &str) -> PathBuf {
+    llvm_bin.join(format!("{name}{EXE_SUFFIX}"))
+}

@@ -1,0 +1,141 @@
+//! ferrocuda: GPU kernels written as ordinary Rust functions, launched like Numba's `@cuda.jit`.
+//!
+//! ```ignore
+//! // In a kernel crate (compiled to PTX by `nvptx-builder` from its build.rs):
+//! use ferrocuda::prelude::*;
+//!
+//! #[kernel]
+//! pub fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
+//!     let i = grid!(1);
+//!     if i < c.len() {
+//!         c[i] = a[i] + b[i];
+//!     }
+//! }
+//!
+//! // On the host:
+//! let device = Device::default_device()?;
+//! let a = DeviceBuffer::from_slice(&device, &a_host)?;
+//! let b = DeviceBuffer::from_slice(&device, &b_host)?;
+//! let mut c = DeviceBuffer::<f32>::zeros(&device, n)?;
+//! launch!(vecadd[n.div_ceil(256) as u32, 256](&a, &b, &mut c))?;
+//! let c_host = c.to_vec()?;
+//! ```
+//!
+//! The crate is the one dependency of both sides. Compiled for `nvptx64-nvidia-cuda` it is
+//! `no_std` and only re-exports the device API ([`device`]) and the macros; compiled for the host
+//! it adds the runtime: [`Device`], [`DeviceBuffer`], [`Stream`], [`Event`], typed launches, error
+//! reporting, and the CPU simulator that runs kernels when no GPU is present.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+
+pub use ferrocuda_device as device;
+pub use ferrocuda_device::{DeviceCopy, Dim3, grid, gridsize};
+pub use ferrocuda_macros::{DeviceCopy, kernel};
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod args;
+#[cfg(not(target_arch = "nvptx64"))]
+mod buffer;
+#[cfg(not(target_arch = "nvptx64"))]
+mod cuda;
+#[cfg(not(target_arch = "nvptx64"))]
+mod device_handle;
+#[cfg(not(target_arch = "nvptx64"))]
+mod error;
+#[cfg(not(target_arch = "nvptx64"))]
+mod event;
+#[cfg(not(target_arch = "nvptx64"))]
+mod kernel;
+#[cfg(not(target_arch = "nvptx64"))]
+mod launch;
+#[cfg(not(target_arch = "nvptx64"))]
+mod panic_report;
+#[cfg(not(target_arch = "nvptx64"))]
+mod params;
+#[cfg(not(target_arch = "nvptx64"))]
+mod simulator;
+#[cfg(not(target_arch = "nvptx64"))]
+mod stream;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use {
+    args::KernelArg,
+    buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut},
+    device_handle::{Backend, Device, DeviceLimits},
+    error::{Error, LaunchError, Result},
+    event::Event,
+    kernel::Kernel,
+    launch::LaunchConfig,
+    panic_report::KernelPanic,
+    stream::Stream,
+};
+
+/// Re-export of `cudarc`, for users who need the driver API directly.
+#[cfg(not(target_arch = "nvptx64"))]
+pub use cudarc;
+
+/// Everything a kernel crate or a host program usually needs: `use ferrocuda::prelude::*`.
+pub mod prelude {
+    pub use crate::device::prelude::*;
+    pub use crate::{DeviceCopy, kernel};
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use crate::{
+        Device, DeviceBuffer, Error, Event, Kernel, LaunchConfig, Stream, launch,
+    };
+}
+
+/// Support for the code the macros generate. Not a stable API.
+#[doc(hidden)]
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod __private {
+    pub use crate::kernel::{KernelInfo, PtxModule};
+    pub use crate::launch::ArgBinder;
+    pub use crate::params::ParamReader;
+}
+
+/// Declares the PTX module of a kernel crate. Put `ferrocuda::ptx_module!();` once at the root of
+/// a crate whose `build.rs` calls `nvptx_builder::build()`; every `#[kernel]` of the crate is
+/// launched from that module, which is loaded once per device on first use.
+#[macro_export]
+macro_rules! ptx_module {
+    () => {
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[doc(hidden)]
+        pub static __FERROCUDA_MODULE: $crate::__private::PtxModule = $crate::__private::PtxModule::new(
+            env!("CARGO_PKG_NAME"),
+            include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx")),
+        );
+    };
+}
+
+/// Launches a kernel, Numba-style: `launch!(kernel[grid, block](args...))`, with optional
+/// stream and dynamic shared memory: `launch!(kernel[grid, block, &stream, shared_bytes](...))`.
+///
+/// `grid` and `block` are `u32`, `(u32, u32)` or `(u32, u32, u32)`. The arguments are
+/// type-checked against the kernel's parameters; a `&mut [T]` parameter accepts a
+/// `&mut DeviceBuffer<T>` or a host `&mut [T]`/`&mut Vec<T>` (copied in, then back). Returns
+/// `ferrocuda::Result<()>`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[macro_export]
+macro_rules! launch {
+    ($kernel:path [$grid:expr, $block:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        <$kernel as $crate::Kernel>::launcher()
+            .grid($grid)
+            .block($block)
+            .launch($($arg),*)
+    };
+    ($kernel:path [$grid:expr, $block:expr, $stream:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        <$kernel as $crate::Kernel>::launcher()
+            .grid($grid)
+            .block($block)
+            .stream($stream)
+            .launch($($arg),*)
+    };
+    ($kernel:path [$grid:expr, $block:expr, $stream:expr, $shared:expr $(,)?] ($($arg:expr),* $(,)?)) => {
+        <$kernel as $crate::Kernel>::launcher()
+            .grid($grid)
+            .block($block)
+            .stream($stream)
+            .shared_mem($shared)
+            .launch($($arg),*)
+    };
+}

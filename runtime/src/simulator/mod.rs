@@ -1,0 +1,223 @@
+//! The CPU simulator: runs a kernel's threads on the host with CUDA semantics.
+//!
+//! # Model
+//! - **Blocks** run one after another, x fastest, then y, then z, on the OS thread that launched
+//!   the kernel. The launch is synchronous and deterministic: the same launch gives the same
+//!   results, output and reports every time.
+//! - **Threads** of a block are stackful coroutines ([`corosensei`]) on pooled stacks
+//!   ([`stack_pool`]). The [`scheduler`] resumes every runnable thread in thread order (x fastest);
+//!   a thread runs until it finishes or waits at a barrier or a warp operation. When no thread can
+//!   run, the scheduler completes the warp operations whose lanes have all arrived, or releases the
+//!   block barrier when every thread waits at the same one; otherwise the block is divergent or
+//!   deadlocked, and the launch ends with [`Error::KernelFault`] naming who waits where — a GPU
+//!   would hang.
+//! - **Shared memory** is allocated per block on first use ([`shared_memory`]), filled with
+//!   [`shared_memory::POISON`] bytes so that reading memory never written gives obviously wrong
+//!   values (NaN for floats, -1 for signed integers).
+//! - **Data races** on shared memory between two barriers are found by the [`race`] detector.
+//! - **Panics** of kernel threads (`assert!`, an index out of bounds) are caught per thread
+//!   ([`panic_capture`]) and reported as [`Error::KernelPanic`] with the full message; the other
+//!   threads run to completion, as on a GPU.
+//!
+//! Device functions reach the simulator through [`ferrocuda_device::sim::SimHooks`], implemented
+//! in [`hooks`].
+
+mod block;
+mod hooks;
+mod panic_capture;
+mod race;
+mod report;
+mod scheduler;
+mod shared_memory;
+mod stack_pool;
+mod warp;
+
+#[cfg(test)]
+mod tests;
+
+use crate::Dim3;
+use crate::device_handle::DeviceLimits;
+use crate::error::{Error, LaunchError, Result};
+use crate::kernel::KernelInfo;
+use crate::launch::LaunchConfig;
+use crate::params::ParamReader;
+use scheduler::Launch;
+use shared_memory::AlignedBuffer;
+use stack_pool::StackPool;
+use std::cell::RefCell;
+use std::sync::Mutex;
+
+/// The environment variable that sets the stack size of each simulated thread, in KiB.
+pub(crate) const STACK_SIZE_ENV: &str = "FERROCUDA_SIMULATOR_STACK_KIB";
+
+/// The default stack size of a simulated thread: room for kernels built without optimisation and
+/// for the unwinding of a panic.
+pub(crate) const DEFAULT_STACK_BYTES: usize = 256 * 1024;
+
+/// At most this many bytes of device output are kept for [`Simulator::take_output`] per OS
+/// thread; later output still goes to stdout.
+const OUTPUT_LIMIT: usize = 64 << 20;
+
+/// Alignment of each constant-memory symbol's storage.
+const CONSTANT_ALIGN: usize = 16;
+
+/// One constant-memory symbol's storage: the simulated device's copy of the symbol.
+struct ConstantSymbol {
+    /// The symbol's name.
+    name: &'static str,
+    /// Its size in bytes.
+    len: usize,
+    /// Its storage, at a stable address for the life of the simulator.
+    storage: AlignedBuffer,
+}
+
+/// What the kernels launched from one OS thread printed, kept for [`Simulator::take_output`].
+#[derive(Default)]
+struct OutputBuffer {
+    /// The text kept.
+    text: String,
+    /// Whether output was dropped because the buffer was full.
+    truncated: bool,
+}
+
+std::thread_local! {
+    /// The device output of the kernels launched from this OS thread, since it was last taken.
+    static OUTPUT: RefCell<OutputBuffer> = RefCell::new(OutputBuffer::default());
+}
+
+/// The CPU simulator: a device that runs kernels on the host (see the module documentation).
+///
+/// One instance serves the whole process; launches from several OS threads run concurrently,
+/// each on its own OS thread, with their own state.
+pub(crate) struct Simulator {
+    /// Coroutine stacks kept between launches.
+    stacks: Mutex<Vec<corosensei::stack::DefaultStack>>,
+    /// The stack size of each simulated thread, in bytes.
+    stack_bytes: usize,
+    /// Constant-memory symbols, by name and size.
+    constants: Mutex<Vec<ConstantSymbol>>,
+}
+
+impl Default for Simulator {
+    fn default() -> Self {
+        Simulator::new()
+    }
+}
+
+impl Simulator {
+    /// The compute capability the simulator reports.
+    pub const COMPUTE_CAPABILITY: (u32, u32) = (7, 0);
+
+    /// The limits launches on the simulator are checked against (those of a current GPU).
+    pub const LIMITS: DeviceLimits = DeviceLimits {
+        max_threads_per_block: 1024,
+        max_block_dim: Dim3::new(1024, 1024, 64),
+        max_grid_dim: Dim3::new(2147483647, 65535, 65535),
+        max_shared_memory_per_block: 48 * 1024,
+        max_shared_memory_per_block_optin: 96 * 1024,
+        warp_size: 32,
+        multiprocessor_count: 1,
+    };
+
+    /// A simulator; the stack size of simulated threads comes from `FERROCUDA_SIMULATOR_STACK_KIB`
+    /// (default 256 KiB).
+    pub fn new() -> Self {
+        let stack_bytes = std::env::var(STACK_SIZE_ENV)
+            .ok()
+            .and_then(|kib| kib.trim().parse::<usize>().ok())
+            .filter(|&kib| kib >= 16)
+            .map_or(DEFAULT_STACK_BYTES, |kib| kib.saturating_mul(1024));
+        Simulator { stacks: Mutex::new(Vec::new()), stack_bytes, constants: Mutex::new(Vec::new()) }
+    }
+
+    /// The memory the simulated device reports (host memory backs it).
+    pub fn total_memory() -> usize {
+        16 << 30
+    }
+
+    /// Runs every thread of every block of a launch, synchronously.
+    ///
+    /// Returns [`Error::KernelPanic`] when a kernel thread panicked (the other threads still ran),
+    /// and [`Error::KernelFault`] when the launch would hang or corrupt memory on a GPU (a
+    /// divergent barrier or warp operation, a deadlock, a data race on shared memory, too much
+    /// shared memory); a fault ends the launch at once.
+    pub fn launch(&self, info: &'static KernelInfo, config: &LaunchConfig, params: &ParamReader<'_>) -> Result<()> {
+        let threads = config.block.product();
+        if threads == 0 || config.grid.product() == 0 {
+            return Err(LaunchError::new(
+                info.name,
+                format!("grid {} and block {} must have every dimension at least 1", config.grid, config.block),
+            )
+            .into());
+        }
+        if threads > Self::LIMITS.max_threads_per_block as u64 {
+            return Err(LaunchError::new(
+                info.name,
+                format!(
+                    "block of {threads} threads exceeds the limit of {} threads per block",
+                    Self::LIMITS.max_threads_per_block
+                ),
+            )
+            .into());
+        }
+        panic_capture::install();
+        let stacks = std::mem::take(&mut *self.stacks.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut pool = StackPool::new(stacks, self.stack_bytes);
+        let result = Launch::new(self, info, config, params).run(&mut pool);
+        let mut kept = self.stacks.lock().unwrap_or_else(|e| e.into_inner());
+        kept.extend(pool.into_stacks());
+        kept.truncate(Self::LIMITS.max_threads_per_block as usize);
+        result
+    }
+
+    /// The simulated device's copy of the constant-memory symbol `name` of `init.len()` bytes:
+    /// allocated and initialised from `init` on first use, then at the same address for the life
+    /// of the simulator. Kernels read it through the `constant` hook; the host writes through it.
+    pub(crate) fn constant_storage(&self, name: &'static str, init: &[u8]) -> *mut u8 {
+        let mut constants = self.constants.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(symbol) = constants.iter().find(|s| s.name == name && s.len == init.len()) {
+            return symbol.storage.as_ptr();
+        }
+        let storage = AlignedBuffer::new(init.len(), CONSTANT_ALIGN, 0);
+        // SAFETY: the buffer holds at least `init.len()` bytes and is new, so does not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(init.as_ptr(), storage.as_ptr(), init.len()) };
+        let ptr = storage.as_ptr();
+        constants.push(ConstantSymbol { name, len: init.len(), storage });
+        ptr
+    }
+
+    /// What the kernels launched from the calling OS thread printed since the last call, one line
+    /// per device `print`, in the order the simulator ran the threads. The lines also went to
+    /// stdout as they were printed.
+    pub(crate) fn take_output(&self) -> String {
+        OUTPUT.with(|output| {
+            let mut output = output.borrow_mut();
+            let mut text = std::mem::take(&mut output.text);
+            if std::mem::take(&mut output.truncated) {
+                text.push_str("[ferrocuda: device output truncated]\n");
+            }
+            text
+        })
+    }
+}
+
+/// Prints one line of device output: to stdout, and to the calling OS thread's output buffer.
+/// A newline is added unless `text` ends with one.
+pub(crate) fn print_device_line(text: &str) {
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    print!("{text}{newline}");
+    OUTPUT.with(|output| {
+        let mut output = output.borrow_mut();
+        if output.text.len() + text.len() + 1 > OUTPUT_LIMIT {
+            output.truncated = true;
+        } else {
+            output.text.push_str(text);
+            output.text.push_str(newline);
+        }
+    });
+}
+
+/// A fault found by the simulator, as the error returned to the host.
+pub(crate) fn fault(info: &KernelInfo, message: String) -> Error {
+    Error::KernelFault { kernel: info.name.to_string(), message }
+}

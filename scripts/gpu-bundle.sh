@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds everything that must run on the GPU machine (which has no Rust toolchain) and copies it
+# into .device-bundle/ (git-ignored), with run.sh to execute there:
+#
+#   bash scripts/gpu-bundle.sh            # here: build test binaries, examples, benchmarks
+#   device run: carry [".device-bundle"], command "bash .device-bundle/run.sh [tests|examples|bench|all]"
+#
+# FERROCUDA_ARCH (default sm_90 here: the GPU machine is Hopper) picks the PTX target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export FERROCUDA_ARCH="${FERROCUDA_ARCH:-sm_90}"
+bundle=.device-bundle
+rm -rf "$bundle"
+mkdir -p "$bundle/tests" "$bundle/examples" "$bundle/bench"
+
+executables() { # cargo args... -> paths of the built executables
+  cargo "$@" --message-format=json-render-diagnostics \
+    | python3 -c 'import sys, json
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable"): print(m["executable"])'
+}
+
+echo "building GPU test binaries (FERROCUDA_ARCH=$FERROCUDA_ARCH)..." >&2
+for exe in $(executables test --no-run -p ferrocuda-tests); do
+  name=$(basename "$exe" | sed 's/-[0-9a-f]\{16\}$//')
+  cp "$exe" "$bundle/tests/$name"
+done
+echo "building examples (release)..." >&2
+for exe in $(executables build --release -p ferrocuda-examples --examples); do
+  cp "$exe" "$bundle/examples/"
+done
+strip --strip-debug "$bundle"/tests/* "$bundle"/examples/* 2>/dev/null || true
+if [ -d bench ]; then cp bench/*.cu bench/*.sh "$bundle/bench/" 2>/dev/null || true; fi
+cp scripts/gpu-run.sh "$bundle/run.sh"
+du -sh "$bundle" >&2
+ls "$bundle"/* >&2

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root: bash .device-bundle/run.sh [tests|examples|bench|all]
+# Prints every program's output, then a summary table; logs also go to $OUT when it is set.
+set -u
+cd "$(dirname "$0")"
+what="${1:-all}"
+out="${OUT:-/tmp/ferrocuda-out}"
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+summary=()
+run() { # label, command...
+  local label=$1; shift
+  echo "=== $label"
+  if "$@" >"$out/$label.log" 2>&1; then summary+=("PASS $label"); else summary+=("FAIL($?) $label"); fi
+  tail -n 40 "$out/$label.log"
+}
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  for t in tests/*; do run "test-$(basename "$t")" "$t" --test-threads=1; done
+fi
+if [ "$what" = examples ] || [ "$what" = all ]; then
+  for e in examples/*; do run "example-$(basename "$e")" "$e"; done
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  if [ -f bench/run.sh ]; then run bench bash bench/run.sh; fi
+fi
+echo "=== summary"
+printf '%s\n' "${summary[@]}"

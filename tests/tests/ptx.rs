@@ -1,0 +1,132 @@
+//! The PTX of the kernel crate: every `#[kernel]` has an `.entry` with the parameter list the
+//! host writes, and NVIDIA's assembler accepts the module for sm_70 and sm_90 (when ptxas is
+//! present: `scripts/fetch-ptxas.sh` puts it in `.tools/ptxas/`, and CI runs that first).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ptx() -> &'static str {
+    kernels_nvptx::__FERROCUDA_MODULE.ptx
+}
+
+/// `(name, params)` of every `.entry` in the module; params as `.param` declarations.
+fn entries() -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let text = ptx();
+    let mut rest = text;
+    while let Some(pos) = rest.find(".entry ") {
+        let after = &rest[pos + ".entry ".len()..];
+        let name_end = after.find('(').expect("( after entry name");
+        let name = after[..name_end].trim().to_string();
+        let params_end = after.find(')').expect(") after entry params");
+        let params = after[name_end + 1..params_end]
+            .split(',')
+            .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|p| !p.is_empty())
+            .collect();
+        out.push((name, params));
+        rest = &after[params_end..];
+    }
+    out
+}
+
+/// Names of the kernels declared with `#[kernel]` in the kernel crate's sources.
+fn declared_kernels() -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels-nvptx/src");
+    let mut names = Vec::new();
+    let mut stack = vec![src];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                let t = line.trim();
+                if t == "#[kernel]" {
+                    let decl = lines[i + 1..].iter().find(|l| l.contains("fn ")).unwrap();
+                    let name = decl.split("fn ").nth(1).unwrap().split(['(', '<']).next().unwrap();
+                    names.push(name.trim().to_string());
+                }
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn every_kernel_has_an_entry() {
+    let entries: Vec<String> = entries().into_iter().map(|(n, _)| n).collect();
+    let declared = declared_kernels();
+    assert!(declared.len() >= 5, "found only {declared:?}");
+    for name in &declared {
+        assert!(entries.contains(name), "kernel `{name}` has no .entry in the PTX; entries: {entries:?}");
+    }
+}
+
+#[test]
+fn entry_parameters_match_the_host_layout() {
+    let entries = entries();
+    let params = |name: &str| -> Vec<String> {
+        entries.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no entry {name}")).1.clone()
+    };
+    // A slice is two parameters, a global pointer and a length; scalars are typed params.
+    let slice = |name: &str, i: usize| {
+        vec![format!(".param .u64 .ptr .align 1 {name}_param_{i}"), format!(".param .u64 {name}_param_{}", i + 1)]
+    };
+    assert_eq!(params("vecadd"), [slice("vecadd", 0), slice("vecadd", 2), slice("vecadd", 4)].concat());
+    assert_eq!(
+        params("saxpy"),
+        [vec![".param .f32 saxpy_param_0".to_string()], slice("saxpy", 1), slice("saxpy", 3)].concat()
+    );
+    assert_eq!(
+        params("doublify"),
+        [slice("doublify", 0), vec![".param .u32 doublify_param_2".to_string(), ".param .u32 doublify_param_3".to_string()]]
+            .concat()
+    );
+}
+
+#[test]
+fn module_records_device_panics() {
+    assert!(ptx().contains("FERROCUDA_PANIC_RECORD"), "the panic record global is missing");
+}
+
+fn ptxas() -> Option<PathBuf> {
+    if let Ok(path) = std::env::var("PTXAS") {
+        return Some(PathBuf::from(path));
+    }
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/ptxas/ptxas");
+    if local.exists() {
+        return Some(local);
+    }
+    Command::new("ptxas").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| PathBuf::from("ptxas"))
+}
+
+#[test]
+fn ptxas_accepts_the_module_for_sm70_and_sm90() {
+    let Some(ptxas) = ptxas() else {
+        eprintln!("skipped: no ptxas (run scripts/fetch-ptxas.sh, or set PTXAS)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("ferrocuda-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("kernels.ptx");
+    std::fs::write(&file, ptx()).unwrap();
+    for arch in ["sm_70", "sm_90"] {
+        let output = Command::new(&ptxas)
+            .args([&format!("-arch={arch}"), "-v", file.to_str().unwrap(), "-o", "/dev/null"])
+            .output()
+            .expect("run ptxas");
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "ptxas -arch={arch} rejected the module:\n{log}");
+        for line in log.lines().filter(|l| l.contains("spill stores")) {
+            assert!(line.contains(" 0 bytes spill stores, 0 bytes spill loads"), "a kernel spills registers:\n{log}");
+        }
+        eprintln!("ptxas -arch={arch}: ok");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

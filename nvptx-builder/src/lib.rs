@@ -39,6 +39,7 @@
 // The examples show whole `build.rs` files, `fn main` included, on purpose.
 #![allow(clippy::needless_doctest_main)]
 
+mod dead_fn_pointers;
 mod config;
 mod depinfo;
 mod error;

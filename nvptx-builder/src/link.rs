@@ -254,6 +254,9 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
     cmd.arg(&rewritten_bc).arg("-o").arg(&optimized);
     run_tool(cmd)?;
 
+    // Function pointers nothing can call (core's formatting behind panics) cost registers.
+    let optimized = strip_dead_function_pointers(llvm_bin, tmp, optimized)?;
+
     // Code generation straight to the output path rustc asked for.
     let mut cmd = Command::new(tool(llvm_bin, "llc"));
     cmd.arg(format!("-mtriple={NVPTX_TARGET}"));
@@ -264,6 +267,28 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
     cmd.arg(format!("-O{llc_level}"));
     cmd.arg(&optimized).arg("-o").arg(output);
     run_tool(cmd)
+}
+
+/// Applies [`dead_fn_pointers::strip`] to the optimised module and drops the functions it
+/// orphans; returns the module to generate code from (the input when nothing changed).
+fn strip_dead_function_pointers(llvm_bin: &Path, tmp: &Path, optimized: PathBuf) -> Result<PathBuf> {
+    let ll = tmp.join("optimized.ll");
+    let mut cmd = Command::new(tool(llvm_bin, "llvm-dis"));
+    cmd.arg(&optimized).arg("-o").arg(&ll);
+    run_tool(cmd)?;
+    let text = std::fs::read_to_string(&ll)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
+    let Some(stripped) = crate::dead_fn_pointers::strip(&text) else {
+        return Ok(optimized);
+    };
+    let stripped_ll = tmp.join("stripped.ll");
+    std::fs::write(&stripped_ll, stripped)
+        .map_err(|e| Error::new(format!("cannot write {}: {e}", stripped_ll.display())))?;
+    let stripped_bc = tmp.join("stripped.bc");
+    let mut cmd = Command::new(tool(llvm_bin, "opt"));
+    cmd.arg("-passes=globaldce").arg(&stripped_ll).arg("-o").arg(&stripped_bc);
+    run_tool(cmd)?;
+    Ok(stripped_bc)
 }
 
 /// The `opt` pipeline level and the `llc` level for rustc's `-O` argument.

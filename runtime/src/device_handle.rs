@@ -58,7 +58,10 @@ pub(crate) struct DeviceInner {
 #[derive(Default)]
 pub(crate) struct Pending {
     pub launched: Vec<&'static str>,
-    pub error: Option<Error>,
+    /// Simulator faults, by the thread that launched: a simulated launch runs on its caller's
+    /// thread, so its error belongs to that thread's next synchronization, even when other
+    /// threads share the device.
+    pub errors: Vec<(std::thread::ThreadId, Error)>,
 }
 
 /// A device kernels run on: a CUDA GPU or the CPU simulator. Cheap to clone (shared handle).
@@ -223,6 +226,10 @@ impl Device {
 
     /// Waits for all work on the device, then reports the first kernel panic or simulator fault
     /// since the last synchronization.
+    ///
+    /// On a GPU the panic record is per device, like CUDA's errors: a panic is reported to the
+    /// first synchronization after it, from whichever host thread. On the simulator a fault is
+    /// reported to the thread that launched the kernel.
     pub fn synchronize(&self) -> Result<()> {
         if let DeviceKind::Cuda(cuda) = &self.inner.kind {
             cuda.context.synchronize().map_err(driver("cuCtxSynchronize"))?;
@@ -270,20 +277,27 @@ impl Device {
 
     /// Keeps an error of an asynchronous operation (simulator fault) for the next synchronization.
     pub(crate) fn set_pending_error(&self, error: Error) {
+        let me = std::thread::current().id();
         let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
-        if pending.error.is_none() {
-            pending.error = Some(error);
+        if !pending.errors.iter().any(|(thread, _)| *thread == me) {
+            pending.errors.push((me, error));
         }
     }
 
     /// After a synchronization: the first kernel panic or fault since the previous one.
     pub(crate) fn check_pending(&self) -> Result<()> {
         let (launched, error) = {
+            let me = std::thread::current().id();
             let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
-            if pending.launched.is_empty() && pending.error.is_none() {
+            if pending.launched.is_empty() && pending.errors.is_empty() {
                 return Ok(());
             }
-            (std::mem::take(&mut pending.launched), pending.error.take())
+            let error = pending
+                .errors
+                .iter()
+                .position(|(thread, _)| *thread == me)
+                .map(|i| pending.errors.swap_remove(i).1);
+            (std::mem::take(&mut pending.launched), error)
         };
         if let Some(error) = error {
             return Err(error);

@@ -237,6 +237,17 @@ impl Device {
         self.check_pending()
     }
 
+    /// What kernels printed (`gpu_println!`) on this thread's launches since the last call, on
+    /// the simulator; the text is also written to stdout as it is printed. On a GPU, device
+    /// output goes to the process's stdout at the next synchronization and this returns an
+    /// empty string.
+    pub fn take_simulator_output(&self) -> String {
+        match &self.inner.kind {
+            DeviceKind::Simulator(sim) => sim.take_output(),
+            DeviceKind::Cuda(_) => String::new(),
+        }
+    }
+
     /// The underlying cudarc context (None for the simulator).
     pub fn cuda_context(&self) -> Option<&Arc<cudarc::driver::CudaContext>> {
         match &self.inner.kind {

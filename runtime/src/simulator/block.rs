@@ -42,7 +42,10 @@ impl ThreadState {
 
     /// Whether the thread has ended in any way.
     pub(super) fn has_ended(&self) -> bool {
-        matches!(self, ThreadState::Exited | ThreadState::Panicked | ThreadState::Aborted)
+        matches!(
+            self,
+            ThreadState::Exited | ThreadState::Panicked | ThreadState::Aborted
+        )
     }
 }
 
@@ -74,5 +77,9 @@ pub(super) const WARP_SIZE: usize = 32;
 /// block whose size is not a multiple of 32 has a partial last warp).
 pub(super) fn existing_lanes(base: usize, threads: usize) -> u32 {
     let lanes = threads.saturating_sub(base).min(WARP_SIZE);
-    if lanes == WARP_SIZE { u32::MAX } else { (1u32 << lanes) - 1 }
+    if lanes == WARP_SIZE {
+        u32::MAX
+    } else {
+        (1u32 << lanes) - 1
+    }
 }

@@ -127,7 +127,11 @@ impl Simulator {
             .and_then(|kib| kib.trim().parse::<usize>().ok())
             .filter(|&kib| kib >= 16)
             .map_or(DEFAULT_STACK_BYTES, |kib| kib.saturating_mul(1024));
-        Simulator { stacks: Mutex::new(Vec::new()), stack_bytes, constants: Mutex::new(Vec::new()) }
+        Simulator {
+            stacks: Mutex::new(Vec::new()),
+            stack_bytes,
+            constants: Mutex::new(Vec::new()),
+        }
     }
 
     /// The memory the simulated device reports (host memory backs it).
@@ -141,12 +145,20 @@ impl Simulator {
     /// and [`Error::KernelFault`] when the launch would hang or corrupt memory on a GPU (a
     /// divergent barrier or warp operation, a deadlock, a data race on shared memory, too much
     /// shared memory); a fault ends the launch at once.
-    pub fn launch(&self, info: &'static KernelInfo, config: &LaunchConfig, params: &ParamReader<'_>) -> Result<()> {
+    pub fn launch(
+        &self,
+        info: &'static KernelInfo,
+        config: &LaunchConfig,
+        params: &ParamReader<'_>,
+    ) -> Result<()> {
         let threads = config.block.product();
         if threads == 0 || config.grid.product() == 0 {
             return Err(LaunchError::new(
                 info.name,
-                format!("grid {} and block {} must have every dimension at least 1", config.grid, config.block),
+                format!(
+                    "grid {} and block {} must have every dimension at least 1",
+                    config.grid, config.block
+                ),
             )
             .into());
         }
@@ -175,20 +187,27 @@ impl Simulator {
     /// of the simulator. Kernels read it through the `constant` hook; the host writes through it.
     pub(crate) fn constant_storage(&self, name: &'static str, init: &[u8]) -> *mut u8 {
         let mut constants = self.constants.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(symbol) = constants.iter().find(|s| s.name == name && s.len == init.len()) {
+        if let Some(symbol) = constants
+            .iter()
+            .find(|s| s.name == name && s.len == init.len())
+        {
             return symbol.storage.as_ptr();
         }
         let storage = AlignedBuffer::new(init.len(), CONSTANT_ALIGN, 0);
         // SAFETY: the buffer holds at least `init.len()` bytes and is new, so does not overlap.
         unsafe { std::ptr::copy_nonoverlapping(init.as_ptr(), storage.as_ptr(), init.len()) };
         let ptr = storage.as_ptr();
-        constants.push(ConstantSymbol { name, len: init.len(), storage });
+        constants.push(ConstantSymbol {
+            name,
+            len: init.len(),
+            storage,
+        });
         ptr
     }
 
-    /// What the kernels launched from the calling OS thread printed since the last call, one line
-    /// per device `print`, in the order the simulator ran the threads. The lines also went to
-    /// stdout as they were printed.
+    /// What the kernels launched from the calling OS thread printed since the last call, in the
+    /// order the simulator ran the threads (deterministic). The text also went to stdout as it was
+    /// printed.
     pub(crate) fn take_output(&self) -> String {
         OUTPUT.with(|output| {
             let mut output = output.borrow_mut();
@@ -201,23 +220,24 @@ impl Simulator {
     }
 }
 
-/// Prints one line of device output: to stdout, and to the calling OS thread's output buffer.
-/// A newline is added unless `text` ends with one.
-pub(crate) fn print_device_line(text: &str) {
-    let newline = if text.ends_with('\n') { "" } else { "\n" };
-    print!("{text}{newline}");
+/// Prints device output (one `gpu_print!`/`gpu_println!` call, its text exactly as the GPU's
+/// `printf` would print it): to stdout, and to the calling OS thread's output buffer.
+pub(crate) fn print_device_text(text: &str) {
+    print!("{text}");
     OUTPUT.with(|output| {
         let mut output = output.borrow_mut();
-        if output.text.len() + text.len() + 1 > OUTPUT_LIMIT {
+        if output.text.len() + text.len() > OUTPUT_LIMIT {
             output.truncated = true;
         } else {
             output.text.push_str(text);
-            output.text.push_str(newline);
         }
     });
 }
 
 /// A fault found by the simulator, as the error returned to the host.
 pub(crate) fn fault(info: &KernelInfo, message: String) -> Error {
-    Error::KernelFault { kernel: info.name.to_string(), message }
+    Error::KernelFault {
+        kernel: info.name.to_string(),
+        message,
+    }
 }

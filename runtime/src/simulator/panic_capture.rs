@@ -52,12 +52,21 @@ pub(super) fn install() {
 
 /// Records a kernel thread's panic for [`take_captured`].
 fn record(info: &PanicHookInfo<'_>) {
-    let message = info.payload_as_str().map_or_else(|| "Box<dyn Any>".to_string(), str::to_string);
-    let (file, line, column) =
-        info.location().map_or_else(|| ("<unknown>".to_string(), 0, 0), |l| (l.file().to_string(), l.line(), l.column()));
+    let message = info
+        .payload_as_str()
+        .map_or_else(|| "Box<dyn Any>".to_string(), str::to_string);
+    let (file, line, column) = info.location().map_or_else(
+        || ("<unknown>".to_string(), 0, 0),
+        |l| (l.file().to_string(), l.line(), l.column()),
+    );
     CAPTURED.with(|captured| {
         if let Ok(mut captured) = captured.try_borrow_mut() {
-            *captured = Some(CapturedPanic { message, file, line, column });
+            *captured = Some(CapturedPanic {
+                message,
+                file,
+                line,
+                column,
+            });
         }
     });
 }

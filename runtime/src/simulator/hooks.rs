@@ -1,0 +1,138 @@
+//! The simulator's side of the device API: [`SimHooks`] for a launch being simulated.
+//!
+//! Every hook runs on the calling simulated thread's coroutine; `Launch::current` says which
+//! thread that is.
+
+use super::block::ThreadState;
+use super::panic_capture;
+use super::print_device_text;
+use super::scheduler::{ConstantView, Launch};
+use super::shared_memory::RaceReport;
+use crate::device::sim::{BarrierOp, SharedSite, SimHooks, WarpOp};
+use std::panic::Location;
+
+impl SimHooks for Launch<'_> {
+    fn barrier(&self, op: BarrierOp, predicate: bool, location: &'static Location<'static>) -> u32 {
+        if self.aborting.get() {
+            panic_capture::abort_thread();
+        }
+        if std::thread::panicking() {
+            // A destructor running while the thread unwinds: it cannot wait any more.
+            return 0;
+        }
+        let rank = self.current.get();
+        self.wait(
+            rank,
+            ThreadState::AtBarrier {
+                op,
+                predicate,
+                location,
+            },
+        ) as u32
+    }
+
+    fn warp(&self, op: WarpOp, location: &'static Location<'static>) -> u64 {
+        if self.aborting.get() {
+            panic_capture::abort_thread();
+        }
+        let rank = self.current.get();
+        if std::thread::panicking() {
+            // A destructor running while the thread unwinds: answer as if alone in the warp.
+            return match op {
+                WarpOp::Sync { .. } => 0,
+                WarpOp::Shuffle { value, .. } => value,
+                WarpOp::Ballot { predicate, .. } => (predicate as u64) << (rank % 32),
+            };
+        }
+        self.wait(rank, ThreadState::AtWarp { op, location })
+    }
+
+    fn active_mask(&self) -> u32 {
+        self.active_lanes(self.current.get())
+    }
+
+    fn shared_static(&self, site: SharedSite) -> *mut u8 {
+        let result = self.shared.borrow_mut().static_site(site);
+        match result {
+            Ok(pointer) => pointer,
+            Err(message) => self.stop(message),
+        }
+    }
+
+    fn shared_dynamic(&self) -> (*mut u8, usize) {
+        let result = self.shared.borrow_mut().dynamic();
+        match result {
+            Ok(region) => region,
+            Err(message) => self.stop(message),
+        }
+    }
+
+    #[inline]
+    fn shared_access(
+        &self,
+        address: *const u8,
+        bytes: usize,
+        write: bool,
+        location: &'static Location<'static>,
+    ) {
+        if self.aborting.get() || std::thread::panicking() {
+            return;
+        }
+        let rank = self.current.get();
+        let report = self
+            .shared
+            .borrow_mut()
+            .access(address, bytes, rank, write, location);
+        if let Some(report) = report {
+            let message = self.race_message(&report);
+            self.stop(message);
+        }
+    }
+
+    fn print(&self, text: &str) {
+        print_device_text(text);
+    }
+
+    fn constant(&self, name: &'static str, init: &'static [u8]) -> *const u8 {
+        let mut constants = self.constants.borrow_mut();
+        if let Some(view) = constants
+            .iter()
+            .find(|c| c.name == name && c.len == init.len())
+        {
+            return view.ptr;
+        }
+        let ptr = self.simulator.constant_storage(name, init).cast_const();
+        constants.push(ConstantView {
+            name,
+            len: init.len(),
+            ptr,
+        });
+        ptr
+    }
+}
+
+impl Launch<'_> {
+    /// Records a fault found by a hook and ends the calling thread; the scheduler then stops the
+    /// block and the launch.
+    fn stop(&self, message: String) -> ! {
+        self.fail(message);
+        panic_capture::abort_thread()
+    }
+
+    /// The fault message for a data race.
+    fn race_message(&self, report: &RaceReport) -> String {
+        let (first, second) = (report.race.first, report.race.second);
+        let verb = |write: bool| if write { "wrote" } else { "read" };
+        format!(
+            "data race on shared memory in block {}: thread {} {} at {} and thread {} {} at {} with no syncthreads between ({})",
+            self.block_idx.get(),
+            self.coords(first.thread),
+            verb(first.write),
+            first.location,
+            self.coords(second.thread),
+            verb(second.write),
+            second.location,
+            report.place
+        )
+    }
+}

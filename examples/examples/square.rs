@@ -3,7 +3,6 @@
 //!
 //! `cargo run --release --example square`
 
-use ferrocuda::prelude::*;
 use ferrocuda_examples::{ExampleResult, check, device, random_f32};
 use kernels_nvptx::elementwise::square;
 

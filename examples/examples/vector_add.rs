@@ -17,7 +17,7 @@ fn cpu_add(a: &[f32], b: &[f32]) -> Vec<f32> {
 }
 
 fn main() -> ExampleResult {
-    let device = device()?;
+    device()?;
 
     // 1. One block of 1024 threads.
     let (a, b) = (random_f32(1024, 7), random_f32(1024, 8));
@@ -37,11 +37,18 @@ fn main() -> ExampleResult {
     launch!(vecadd_thread_index_only[2, 1024](&a, &b, &mut c))?;
     let expected = cpu_add(&a, &b);
     let wrong = c.iter().zip(&expected).filter(|(x, y)| x != y).count();
-    check("2 blocks ignoring blockIdx, first half", &c[..1024], &expected[..1024], 0.0)?;
+    check(
+        "2 blocks ignoring blockIdx, first half",
+        &c[..1024],
+        &expected[..1024],
+        0.0,
+    )?;
     if c[1024..].iter().any(|&v| v != 0.0) {
         return Err("the second half was written by a kernel that ignores blockIdx".into());
     }
-    println!("2 blocks ignoring blockIdx: {wrong} of 2048 results wrong (elements 1024.. never computed) - the lesson: use blockIdx");
+    println!(
+        "2 blocks ignoring blockIdx: {wrong} of 2048 results wrong (elements 1024.. never computed) - the lesson: use blockIdx"
+    );
 
     // 4. n = 10,000: grid = ceil(n / 1024) and a bounds check in the kernel.
     let n = 10_000;
@@ -49,6 +56,11 @@ fn main() -> ExampleResult {
     let mut c = vec![0.0f32; n];
     let grid = n.div_ceil(1024) as u32;
     launch!(vecadd[grid, 1024](&a, &b, &mut c))?;
-    check(&format!("n = {n}, grid = {grid} x 1024 threads"), &c, &cpu_add(&a, &b), 0.0)?;
+    check(
+        &format!("n = {n}, grid = {grid} x 1024 threads"),
+        &c,
+        &cpu_add(&a, &b),
+        0.0,
+    )?;
     Ok(())
 }

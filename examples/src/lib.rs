@@ -17,17 +17,24 @@ pub fn device() -> ferrocuda::Result<Device> {
 /// prints a one-line verdict and fails with the first mismatch.
 pub fn check(what: &str, actual: &[f32], expected: &[f32], tolerance: f32) -> Result<(), String> {
     if actual.len() != expected.len() {
-        return Err(format!("{what}: {} results, expected {}", actual.len(), expected.len()));
+        return Err(format!(
+            "{what}: {} results, expected {}",
+            actual.len(),
+            expected.len()
+        ));
     }
     let mut worst = 0.0f32;
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
         let error = (a - e).abs() / (1.0 + e.abs());
-        if !(error <= tolerance) {
+        if error.is_nan() || error > tolerance {
             return Err(format!("{what}: element {i} is {a}, the CPU says {e}"));
         }
         worst = worst.max(error);
     }
-    println!("{what}: {} elements match the CPU (largest relative error {worst:.2e})", actual.len());
+    println!(
+        "{what}: {} elements match the CPU (largest relative error {worst:.2e})",
+        actual.len()
+    );
     Ok(())
 }
 

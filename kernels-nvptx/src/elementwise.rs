@@ -16,7 +16,7 @@ pub fn vecadd(a: &[f32], b: &[f32], c: &mut [f32]) {
 pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
     let i = grid!(1);
     if i < y.len() {
-        y[i] = a * x[i] + y[i];
+        y[i] += a * x[i];
     }
 }
 

@@ -24,7 +24,9 @@ pub(crate) fn strip(ir: &str) -> Option<String> {
     let mut reachable: HashSet<&str> = HashSet::new();
     let mut stack: Vec<&str> = ir
         .lines()
-        .filter(|l| l.starts_with("define ") && !l.contains(" internal ") && !l.contains(" private "))
+        .filter(|l| {
+            l.starts_with("define ") && !l.contains(" internal ") && !l.contains(" private ")
+        })
         .filter_map(function_name)
         .collect();
     while let Some(name) = stack.pop() {
@@ -76,11 +78,13 @@ fn direct_callees<'a>(line: &str, functions: &[&'a str]) -> Vec<&'a str> {
     let mut rest = line;
     while let Some(at) = rest.find('@') {
         let after = &rest[at + 1..];
-        let len = after.find(|c: char| !is_name_char(c)).unwrap_or(after.len());
-        if after[len..].starts_with('(') {
-            if let Some(f) = functions.iter().find(|f| **f == &after[..len]) {
-                callees.push(*f);
-            }
+        let len = after
+            .find(|c: char| !is_name_char(c))
+            .unwrap_or(after.len());
+        if after[len..].starts_with('(')
+            && let Some(f) = functions.iter().find(|f| **f == &after[..len])
+        {
+            callees.push(*f);
         }
         rest = &after[len..];
     }
@@ -103,14 +107,19 @@ fn is_name_char(c: char) -> bool {
 /// Whether an instruction line calls through a pointer (`call void %5(...)`).
 fn is_indirect_call(line: &str) -> bool {
     let line = line.trim_start();
-    let Some(pos) = line.find("call ").filter(|&p| p == 0 || line[..p].ends_with(' ')) else {
+    let Some(pos) = line
+        .find("call ")
+        .filter(|&p| p == 0 || line[..p].ends_with(' '))
+    else {
         return false;
     };
     let after = &line[pos + "call ".len()..];
     if after.contains(" asm ") || after.starts_with("asm ") {
         return false;
     }
-    let Some(paren) = after.find('(') else { return false };
+    let Some(paren) = after.find('(') else {
+        return false;
+    };
     let callee = after[..paren].split_whitespace().last().unwrap_or("");
     callee.starts_with('%')
 }
@@ -122,7 +131,9 @@ fn replace_address_uses(line: &str, functions: &[&str]) -> String {
     while let Some(at) = rest.find('@') {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
-        let len = after.find(|c: char| !is_name_char(c)).unwrap_or(after.len());
+        let len = after
+            .find(|c: char| !is_name_char(c))
+            .unwrap_or(after.len());
         let name = &after[..len];
         let next = after[len..].chars().next();
         if next != Some('(') && functions.contains(&name) {
@@ -162,8 +173,12 @@ mod tests {
 
     #[test]
     fn inline_asm_is_not_an_indirect_call() {
-        assert!(!is_indirect_call("  call void asm sideeffect \"exit;\", \"\"()"));
-        assert!(!is_indirect_call("  %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()"));
+        assert!(!is_indirect_call(
+            "  call void asm sideeffect \"exit;\", \"\"()"
+        ));
+        assert!(!is_indirect_call(
+            "  %3 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()"
+        ));
         assert!(is_indirect_call("  %3 = tail call noundef i1 %2(ptr %1)"));
     }
 }

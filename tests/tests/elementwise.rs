@@ -28,8 +28,8 @@ device_tests! {
         let (x, y) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
         let x_dev = DeviceBuffer::from_slice(device, &x).unwrap();
         let mut y_dev = DeviceBuffer::from_slice(device, &y).unwrap();
-        saxpy.grid(n.div_ceil(256) as u32).block(256).launch(3.141, &x_dev, &mut y_dev).unwrap();
-        let expected: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 3.141 * x + y).collect();
+        saxpy.grid(n.div_ceil(256) as u32).block(256).launch(2.5, &x_dev, &mut y_dev).unwrap();
+        let expected: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
         assert_close(&y_dev.to_vec().unwrap(), &expected, 1e-6);
     }
 

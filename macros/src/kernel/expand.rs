@@ -11,9 +11,19 @@ use syn::{GenericParam, Ident, Type};
 pub fn expand(kernel: &Kernel) -> TokenStream {
     let body_fn = body_function(kernel);
     let instances: Vec<Instance> = if kernel.instances.is_empty() {
-        vec![Instance { types: Vec::new(), symbol: kernel.name.to_string() }]
+        vec![Instance {
+            types: Vec::new(),
+            symbol: kernel.name.to_string(),
+        }]
     } else {
-        kernel.instances.iter().map(|i| Instance { types: i.types.clone(), symbol: i.symbol.clone() }).collect()
+        kernel
+            .instances
+            .iter()
+            .map(|i| Instance {
+                types: i.types.clone(),
+                symbol: i.symbol.clone(),
+            })
+            .collect()
     };
     let entries = instances.iter().map(|inst| device_entry(kernel, inst));
     let handle = host_handle(kernel);
@@ -59,16 +69,17 @@ struct Substitute<'a> {
 
 impl VisitMut for Substitute<'_> {
     fn visit_type_mut(&mut self, ty: &mut Type) {
-        if let Type::Path(path) = ty {
-            if path.qself.is_none() && path.path.segments.len() == 1 {
-                let seg = &path.path.segments[0];
-                if seg.arguments.is_empty() {
-                    if let Some(i) = self.params.iter().position(|p| *p == seg.ident) {
-                        *ty = self.types[i].clone();
-                        return;
-                    }
-                }
-            }
+        if let Type::Path(path) = ty
+            && path.qself.is_none()
+            && path.path.segments.len() == 1
+            && path.path.segments[0].arguments.is_empty()
+            && let Some(i) = self
+                .params
+                .iter()
+                .position(|p| *p == path.path.segments[0].ident)
+        {
+            *ty = self.types[i].clone();
+            return;
         }
         syn::visit_mut::visit_type_mut(self, ty);
     }
@@ -86,7 +97,11 @@ fn substitute(kernel: &Kernel, inst: &Instance, ty: &Type) -> Type {
                 _ => None,
             })
             .collect();
-        Substitute { params, types: &inst.types }.visit_type_mut(&mut ty);
+        Substitute {
+            params,
+            types: &inst.types,
+        }
+        .visit_type_mut(&mut ty);
     }
     ty
 }
@@ -138,10 +153,16 @@ fn device_entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
             // knows the pointer is global memory and emits `ld.global`/`st.global`.
             ParamKind::Slice(elem) | ParamKind::SliceMut(elem) => {
                 let elem = substitute(kernel, inst, elem);
-                let (ptr, len) = (format_ident!("__param{}_ptr", i), format_ident!("__param{}_len", i));
+                let (ptr, len) = (
+                    format_ident!("__param{}_ptr", i),
+                    format_ident!("__param{}_len", i),
+                );
                 decls.push(quote!(#ptr: *mut #elem));
                 decls.push(quote!(#len: usize));
-                args.push(from_abi(p, quote!(::ferrocuda::device::abi::SliceAbi::new(#ptr, #len))));
+                args.push(from_abi(
+                    p,
+                    quote!(::ferrocuda::device::abi::SliceAbi::new(#ptr, #len)),
+                ));
             }
             ParamKind::Value(ty) => {
                 let ty = substitute(kernel, inst, ty);
@@ -217,7 +238,13 @@ fn host_instance(kernel: &Kernel, inst: &Instance) -> TokenStream {
     };
     let descriptions = kernel.params.iter().map(|p| {
         let ty = substitute(kernel, inst, &p.ty);
-        let text = format!("{}: {}", p.name, quote!(#ty)).replace(" ;", ";").replace("& ", "&").replace("& mut", "&mut").replace(" [", "[").replace("[ ", "[").replace(" ]", "]");
+        let text = format!("{}: {}", p.name, quote!(#ty))
+            .replace(" ;", ";")
+            .replace("& ", "&")
+            .replace("& mut", "&mut")
+            .replace(" [", "[")
+            .replace("[ ", "[")
+            .replace(" ]", "]");
         quote!(#text)
     });
     // The simulator reads the parameters the launcher wrote: slices as pointer then length.
@@ -246,12 +273,18 @@ fn host_instance(kernel: &Kernel, inst: &Instance) -> TokenStream {
             }
         })
         .collect();
-    let arg_names: Vec<Ident> = kernel.params.iter().map(|p| format_ident!("{}", p.name)).collect();
+    let arg_names: Vec<Ident> = kernel
+        .params
+        .iter()
+        .map(|p| format_ident!("{}", p.name))
+        .collect();
     let arg_decls = kernel.params.iter().zip(&arg_names).map(|(p, n)| {
         let marker = param_marker(kernel, inst, p);
         quote_spanned!(p.ty.span()=> #n: impl ::ferrocuda::KernelArg<'a, #marker>)
     });
-    let hints = arg_names.iter().map(|n| quote!(::ferrocuda::KernelArg::device_hint(&#n)));
+    let hints = arg_names
+        .iter()
+        .map(|n| quote!(::ferrocuda::KernelArg::device_hint(&#n)));
     let binds = arg_names.iter().map(|n| quote!(binder.bind(#n)?;));
     let entry_methods = if inst.types.is_empty() {
         quote! {
@@ -284,7 +317,9 @@ fn host_instance(kernel: &Kernel, inst: &Instance) -> TokenStream {
             }
         }
     };
-    let launch_doc = format!("Launches `{symbol}` with these arguments; each is type-checked against the kernel's parameter.");
+    let launch_doc = format!(
+        "Launches `{symbol}` with these arguments; each is type-checked against the kernel's parameter."
+    );
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
         #[doc(hidden)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (from .device-bundle/bench): builds the CUDA C side with nvcc, then
-# runs ferrocuda's benchmark program, which times both sides in one process with CUDA events.
+# runs ferrocuda's benchmark programs, which time both sides in one process with CUDA events.
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -8,3 +8,11 @@ nvcc -O3 -arch="$arch" -ptx vecadd.cu -o vecadd_cuda.ptx
 nvcc -O3 -arch="$arch" vecadd.cu -o launch_overhead
 cuda_launch=$(./launch_overhead 10000 7 | awk '/cuda_c_launch_us/ {print $2}')
 ../examples/bench_foundation --cuda-ptx vecadd_cuda.ptx --cuda-launch-us "$cuda_launch"
+if [ -x ../examples/bench_kernels ]; then
+  nvcc -O3 -arch="$arch" -ptx seed_kernels.cu -o seed_kernels.ptx
+  nvcc -O3 -arch="$arch" -cubin -Xptxas -v seed_kernels.cu -o /dev/null 2>&1 | grep -E "Compiling entry|Used|spill" || true
+  cupy=$(PYTHONUNBUFFERED=1 python3 cupy_sum.py | awk '/cupy_sum_gbs/ {print $2}')
+  echo "ferrocuda kernels, ptxas -v (sm_90):"
+  ptxas -arch=sm_90 -v kernels.ptx -o /dev/null 2>&1 | grep -E "Compiling entry|Used|spill" | paste - - - | sed 's/ptxas info    : //g' || true
+  ../examples/bench_kernels --cuda-ptx seed_kernels.ptx --cupy-sum-gbs "$cupy"
+fi

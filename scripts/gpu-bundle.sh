@@ -33,7 +33,9 @@ for exe in $(executables build --release -p ferrocuda-examples --examples); do
   cp "$exe" "$bundle/examples/"
 done
 strip --strip-debug "$bundle"/tests/* "$bundle"/examples/* 2>/dev/null || true
-if [ -d bench ]; then cp bench/*.cu bench/*.sh "$bundle/bench/" 2>/dev/null || true; fi
+cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
+# The PTX the examples embed, for ptxas -v in the benchmark report.
+cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
 cp scripts/gpu-run.sh "$bundle/run.sh"
 du -sh "$bundle" >&2
 ls "$bundle"/* >&2

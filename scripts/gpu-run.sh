@@ -18,7 +18,10 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   for t in tests/*; do run "test-$(basename "$t")" "$t" --test-threads=1; done
 fi
 if [ "$what" = examples ] || [ "$what" = all ]; then
-  for e in examples/*; do run "example-$(basename "$e")" "$e"; done
+  for e in examples/*; do
+    case "$(basename "$e")" in bench_*) continue ;; esac  # run by bench/run.sh with their references
+    run "example-$(basename "$e")" "$e"
+  done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   if [ -f bench/run.sh ]; then run bench bash bench/run.sh; fi

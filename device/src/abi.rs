@@ -28,7 +28,9 @@ pub unsafe trait DeviceCopy: Copy + 'static {}
 macro_rules! device_copy {
     ($($t:ty),*) => { $(unsafe impl DeviceCopy for $t {})* };
 }
-device_copy!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool);
+device_copy!(
+    u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool
+);
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
 /// Marker naming the kernel parameter shape `&[T]`.

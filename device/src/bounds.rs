@@ -57,9 +57,13 @@ pub(crate) fn index_2d_out_of_bounds(
     {
         let _ = (what, cols, col);
         if row >= rows {
-            panic!("2-D index out of bounds: row too large (run on the simulator to see the index and the shape)");
+            panic!(
+                "2-D index out of bounds: row too large (run on the simulator to see the index and the shape)"
+            );
         }
-        panic!("2-D index out of bounds: column too large (run on the simulator to see the index and the shape)");
+        panic!(
+            "2-D index out of bounds: column too large (run on the simulator to see the index and the shape)"
+        );
     }
 }
 

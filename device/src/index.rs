@@ -9,19 +9,43 @@ mod imp {
 
     #[inline(always)]
     pub fn thread_idx() -> Dim3 {
-        unsafe { Dim3::new(_thread_idx_x() as u32, _thread_idx_y() as u32, _thread_idx_z() as u32) }
+        unsafe {
+            Dim3::new(
+                _thread_idx_x() as u32,
+                _thread_idx_y() as u32,
+                _thread_idx_z() as u32,
+            )
+        }
     }
     #[inline(always)]
     pub fn block_idx() -> Dim3 {
-        unsafe { Dim3::new(_block_idx_x() as u32, _block_idx_y() as u32, _block_idx_z() as u32) }
+        unsafe {
+            Dim3::new(
+                _block_idx_x() as u32,
+                _block_idx_y() as u32,
+                _block_idx_z() as u32,
+            )
+        }
     }
     #[inline(always)]
     pub fn block_dim() -> Dim3 {
-        unsafe { Dim3::new(_block_dim_x() as u32, _block_dim_y() as u32, _block_dim_z() as u32) }
+        unsafe {
+            Dim3::new(
+                _block_dim_x() as u32,
+                _block_dim_y() as u32,
+                _block_dim_z() as u32,
+            )
+        }
     }
     #[inline(always)]
     pub fn grid_dim() -> Dim3 {
-        unsafe { Dim3::new(_grid_dim_x() as u32, _grid_dim_y() as u32, _grid_dim_z() as u32) }
+        unsafe {
+            Dim3::new(
+                _grid_dim_x() as u32,
+                _grid_dim_y() as u32,
+                _grid_dim_z() as u32,
+            )
+        }
     }
 }
 
@@ -159,4 +183,3 @@ macro_rules! gridsize {
         $crate::index::gridsize_3d()
     };
 }
-

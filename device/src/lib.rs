@@ -13,7 +13,15 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(stdarch_nvptx, asm_experimental_arch, link_llvm_intrinsics)
+    feature(
+        stdarch_nvptx,
+        asm_experimental_arch,
+        link_llvm_intrinsics,
+        core_float_math,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
@@ -21,23 +29,48 @@
 extern crate std;
 
 pub mod abi;
+pub mod atomic;
+mod bounds;
+pub mod constant;
 pub mod dims;
 pub mod index;
+pub mod math;
+pub mod matrix;
 pub mod panic;
+pub mod print;
+pub mod shared;
 pub mod sync;
+pub mod warp;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod sim;
 
 pub use abi::{DeviceCopy, KernelParam};
+pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
+pub use constant::Constant;
 pub use dims::Dim3;
 pub use index::*;
+pub use math::DeviceFloat;
+pub use matrix::{Matrix, MatrixMut};
+pub use shared::{DynamicShared, SharedArray, SharedArray2d, SharedSlice, dynamic_shared_array};
 pub use sync::*;
+pub use warp::{
+    FULL_MASK, ShuffleValue, WARP_SIZE, active_mask, all_sync, any_sync, ballot_sync, lane_id,
+    shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, warp_id,
+};
 
 /// The items a kernel usually needs, for `use ferrocuda::prelude::*`.
 pub mod prelude {
+    pub use crate::atomic::AtomicSlice;
     pub use crate::dims::Dim3;
     pub use crate::index::*;
+    pub use crate::math::DeviceFloat;
+    pub use crate::matrix::{Matrix, MatrixMut};
+    pub use crate::shared::{DynamicShared, dynamic_shared_array};
     pub use crate::sync::*;
-    pub use crate::{grid, gridsize};
+    pub use crate::warp::{
+        FULL_MASK, WARP_SIZE, active_mask, all_sync, any_sync, ballot_sync, lane_id,
+        shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, warp_id,
+    };
+    pub use crate::{grid, gridsize, shared_array};
 }

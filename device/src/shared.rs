@@ -1,5 +1,6 @@
-//! Shared memory: arrays that every thread of a block sees, static ([`shared_array!`]) or sized
-//! at launch ([`dynamic_shared_array`], [`DynamicShared`]).
+//! Shared memory: arrays that every thread of a block sees, static
+//! ([`shared_array!`](crate::shared_array)) or sized at launch ([`dynamic_shared_array`],
+//! [`DynamicShared`]).
 //!
 //! ```ignore
 //! use ferrocuda::prelude::*;
@@ -65,7 +66,10 @@ impl<T, const N: usize> Copy for SharedArray<T, N> {}
 
 impl<T, const N: usize> core::fmt::Debug for SharedArray<T, N> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("SharedArray").field("ptr", &self.ptr).field("len", &N).finish()
+        f.debug_struct("SharedArray")
+            .field("ptr", &self.ptr)
+            .field("len", &N)
+            .finish()
     }
 }
 
@@ -287,7 +291,10 @@ impl<T, const R: usize, const C: usize> SharedArray2d<T, R, C> {
     /// The whole array as a one-dimensional handle over its `R * C` elements in row-major order.
     #[inline(always)]
     pub fn flat(&self) -> SharedSlice<T> {
-        SharedSlice { ptr: self.ptr, len: R * C }
+        SharedSlice {
+            ptr: self.ptr,
+            len: R * C,
+        }
     }
 
     /// The element at `(row, col)`, copied out.
@@ -391,7 +398,10 @@ impl<T> Copy for SharedSlice<T> {}
 
 impl<T> core::fmt::Debug for SharedSlice<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("SharedSlice").field("ptr", &self.ptr).field("len", &self.len).finish()
+        f.debug_struct("SharedSlice")
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .finish()
     }
 }
 
@@ -564,7 +574,11 @@ impl DynamicShared {
     #[inline(always)]
     pub fn new() -> Self {
         let (base, size) = dynamic_region();
-        DynamicShared { base, size, offset: 0 }
+        DynamicShared {
+            base,
+            size,
+            offset: 0,
+        }
     }
 
     /// The dynamic shared memory of the launch, in bytes.
@@ -595,7 +609,10 @@ impl DynamicShared {
             Some(end) if end <= self.size => {
                 self.offset = end;
                 // SAFETY: `start..end` lies inside the region.
-                SharedSlice { ptr: unsafe { self.base.add(start) }.cast(), len }
+                SharedSlice {
+                    ptr: unsafe { self.base.add(start) }.cast(),
+                    len,
+                }
             }
             _ => too_small(self.size, start, len, core::mem::size_of::<T>()),
         }
@@ -611,7 +628,10 @@ impl DynamicShared {
         let len = (self.size - start) / core::mem::size_of::<T>().max(1);
         self.offset = start + len * core::mem::size_of::<T>();
         // SAFETY: `start..offset` lies inside the region.
-        SharedSlice { ptr: unsafe { self.base.add(start) }.cast(), len }
+        SharedSlice {
+            ptr: unsafe { self.base.add(start) }.cast(),
+            len,
+        }
     }
 }
 
@@ -643,10 +663,20 @@ pub struct SiteMarker<A> {
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
+impl<A> Default for SiteMarker<A> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
 impl<A> SiteMarker<A> {
     /// A marker (one byte, so that every site has its own address).
     pub const fn new() -> Self {
-        SiteMarker { _byte: 0, _array: PhantomData }
+        SiteMarker {
+            _byte: 0,
+            _array: PhantomData,
+        }
     }
 
     /// The key identifying this site.

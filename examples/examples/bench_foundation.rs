@@ -19,9 +19,16 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 fn main() -> ExampleResult {
     let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let cuda_ptx = arg("--cuda-ptx").ok_or("--cuda-ptx <vecadd_cuda.ptx from nvcc> is required")?;
-    let cuda_launch_us: f64 = arg("--cuda-launch-us").ok_or("--cuda-launch-us is required")?.parse()?;
+    let cuda_launch_us: f64 = arg("--cuda-launch-us")
+        .ok_or("--cuda-launch-us is required")?
+        .parse()?;
 
     let device = Device::new(0)?;
     println!("device: {device}");
@@ -46,9 +53,20 @@ fn main() -> ExampleResult {
         ];
         // SAFETY: the parameters match vecadd_cuda's signature; the buffers outlive the launch.
         unsafe {
-            result::launch_kernel(cuda_vecadd.cu_function(), (grid, 1, 1), (block, 1, 1), 0, std::ptr::null_mut(), &mut params)
+            result::launch_kernel(
+                cuda_vecadd.cu_function(),
+                (grid, 1, 1),
+                (block, 1, 1),
+                0,
+                std::ptr::null_mut(),
+                &mut params,
+            )
         }
-        .map_err(|e| ferrocuda::Error::Driver { call: "cuLaunchKernel", name: format!("{e:?}"), description: String::new() })
+        .map_err(|e| ferrocuda::Error::Driver {
+            call: "cuLaunchKernel",
+            name: format!("{e:?}"),
+            description: String::new(),
+        })
     };
     let (start, end) = (Event::new(&device)?, Event::new(&device)?);
     let mut ours = Vec::new();

@@ -14,7 +14,13 @@ fn main() -> ExampleResult {
     launch!(doublify[1, (4, 4)](&mut a_dev, 4u32, 4u32))?;
     let doubled = a_dev.to_vec()?;
     for row in doubled.chunks(4) {
-        println!("{}", row.iter().map(|v| format!("{v:8.4}")).collect::<Vec<_>>().join(" "));
+        println!(
+            "{}",
+            row.iter()
+                .map(|v| format!("{v:8.4}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
     }
     let expected: Vec<f32> = a.iter().map(|v| v * 2.0).collect();
     check("doublify 4x4", &doubled, &expected, 0.0)?;

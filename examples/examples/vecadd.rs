@@ -11,7 +11,11 @@ use kernels_nvptx::elementwise::vecadd;
 fn main() -> ExampleResult {
     let device = device()?;
     // The simulator runs every GPU thread on the CPU: keep its run short.
-    let n = if device.is_simulator() { (1 << 20) + 11 } else { (1 << 24) + 11 };
+    let n = if device.is_simulator() {
+        (1 << 20) + 11
+    } else {
+        (1 << 24) + 11
+    };
     let a = random_f32(n, 1);
     let b = random_f32(n, 2);
 
@@ -25,7 +29,12 @@ fn main() -> ExampleResult {
     let c = c_dev.to_vec()?;
 
     let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-    check(&format!("vecadd n = {n}, grid = {grid}, block = {block}"), &c, &expected, 0.0)?;
+    check(
+        &format!("vecadd n = {n}, grid = {grid}, block = {block}"),
+        &c,
+        &expected,
+        0.0,
+    )?;
     println!("c[0..4] = {:?}", &c[..4]);
     Ok(())
 }

@@ -7,5 +7,11 @@
 
 ferrocuda::ptx_module!();
 
+pub mod device_api;
 pub mod elementwise;
 pub mod faults;
+pub mod image;
+pub mod local_array;
+pub mod matmul_naive;
+pub mod memory;
+pub mod transpose_naive;

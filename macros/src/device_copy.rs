@@ -30,7 +30,11 @@ pub fn expand(input: TokenStream) -> Result<TokenStream> {
         ));
     }
     let mut has_repr_c = false;
-    for attr in input.attrs.iter().filter(|attr| attr.path().is_ident("repr")) {
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("repr"))
+    {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("C") || meta.path.is_ident("transparent") {
                 has_repr_c = true;

@@ -4,8 +4,10 @@
 //! Each macro parses its input into a small model, validates it (every problem is a
 //! `syn::Error` at the offending token, never a panic), then expands the model.
 
+mod constant;
 mod device_copy;
 mod kernel;
+mod printf;
 
 use proc_macro::TokenStream;
 
@@ -42,6 +44,54 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(DeviceCopy)]
 pub fn derive_device_copy(item: TokenStream) -> TokenStream {
     device_copy::expand(item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Prints a line from a kernel, like CUDA C's `printf` (with a newline added): the same output on
+/// the GPU and on the simulator.
+///
+/// ```ignore
+/// gpu_println!("Before: idx = {} value = {}", i, a[i]);   // value = 1.500000
+/// gpu_println!("mask {:x}, mean {:.2}, ok = {}", mask, mean, ok);
+/// ```
+///
+/// Placeholders: `{}` (integers up to 64 bits, `f32`/`f64` with 6 decimals as C's `%f`, `bool`,
+/// `&'static str`), `{:x}`/`{:X}` (integers in hexadecimal), `{:.N}` (floats with N decimals);
+/// `{{` and `}}` print braces. Anything else, or a count of arguments that does not match the
+/// placeholders, is a compile error.
+#[proc_macro]
+pub fn gpu_println(input: TokenStream) -> TokenStream {
+    printf::expand(input.into(), true)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// [`gpu_println!`] without the newline.
+#[proc_macro]
+pub fn gpu_print(input: TokenStream) -> TokenStream {
+    printf::expand(input.into(), false)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Puts a static in the GPU's constant memory: kernels read it (`FACTORS.get()`, or
+/// `FACTORS[i]` for an array), the host writes it between launches.
+///
+/// ```ignore
+/// #[constant]
+/// pub static FACTORS: [f32; 2] = [1.0, 1.0];
+///
+/// // host:
+/// FACTORS.write(&device, &[2.0, 0.5])?;
+/// let now = FACTORS.read(&device)?;
+/// ```
+///
+/// The type must be `DeviceCopy`. The static keeps its name as the symbol of the PTX module, so
+/// names must be unique in a kernel crate. Use it in a crate with `ferrocuda::ptx_module!()`.
+#[proc_macro_attribute]
+pub fn constant(attr: TokenStream, item: TokenStream) -> TokenStream {
+    constant::expand(attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

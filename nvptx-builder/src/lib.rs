@@ -39,8 +39,8 @@
 // The examples show whole `build.rs` files, `fn main` included, on purpose.
 #![allow(clippy::needless_doctest_main)]
 
-mod dead_fn_pointers;
 mod config;
+mod dead_fn_pointers;
 mod depinfo;
 mod error;
 mod ir_rewrite;

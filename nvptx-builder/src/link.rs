@@ -271,7 +271,11 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
 
 /// Applies [`dead_fn_pointers::strip`] to the optimised module and drops the functions it
 /// orphans; returns the module to generate code from (the input when nothing changed).
-fn strip_dead_function_pointers(llvm_bin: &Path, tmp: &Path, optimized: PathBuf) -> Result<PathBuf> {
+fn strip_dead_function_pointers(
+    llvm_bin: &Path,
+    tmp: &Path,
+    optimized: PathBuf,
+) -> Result<PathBuf> {
     let ll = tmp.join("optimized.ll");
     let mut cmd = Command::new(tool(llvm_bin, "llvm-dis"));
     cmd.arg(&optimized).arg("-o").arg(&ll);
@@ -286,7 +290,10 @@ fn strip_dead_function_pointers(llvm_bin: &Path, tmp: &Path, optimized: PathBuf)
         .map_err(|e| Error::new(format!("cannot write {}: {e}", stripped_ll.display())))?;
     let stripped_bc = tmp.join("stripped.bc");
     let mut cmd = Command::new(tool(llvm_bin, "opt"));
-    cmd.arg("-passes=globaldce").arg(&stripped_ll).arg("-o").arg(&stripped_bc);
+    cmd.arg("-passes=globaldce")
+        .arg(&stripped_ll)
+        .arg("-o")
+        .arg(&stripped_bc);
     run_tool(cmd)?;
     Ok(stripped_bc)
 }

@@ -65,7 +65,11 @@ impl<'a, T: DeviceCopy> KernelArg<'a, Slice<T>> for DeviceSlice<'a, T> {
         Some(self.buffer.device())
     }
     fn bind(self, binder: &mut ArgBinder<'a>) -> Result<()> {
-        binder.push_device_slice(self.buffer.device(), self.buffer.address_of(self.offset), self.len)
+        binder.push_device_slice(
+            self.buffer.device(),
+            self.buffer.address_of(self.offset),
+            self.len,
+        )
     }
 }
 
@@ -74,7 +78,11 @@ impl<'a, T: DeviceCopy> KernelArg<'a, SliceMut<T>> for DeviceSliceMut<'a, T> {
         Some(self.buffer.device())
     }
     fn bind(self, binder: &mut ArgBinder<'a>) -> Result<()> {
-        binder.push_device_slice(self.buffer.device(), self.buffer.address_of(self.offset), self.len)
+        binder.push_device_slice(
+            self.buffer.device(),
+            self.buffer.address_of(self.offset),
+            self.len,
+        )
     }
 }
 

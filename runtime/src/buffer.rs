@@ -29,11 +29,12 @@ unsafe impl Sync for HostAllocation {}
 
 impl HostAllocation {
     pub(crate) fn zeroed(bytes: usize, align: usize) -> Result<HostAllocation> {
-        let layout = Layout::from_size_align(bytes.max(1), align.max(16)).map_err(|_| Error::Driver {
-            call: "simulator allocation",
-            name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
-            description: format!("cannot allocate {bytes} bytes"),
-        })?;
+        let layout =
+            Layout::from_size_align(bytes.max(1), align.max(16)).map_err(|_| Error::Driver {
+                call: "simulator allocation",
+                name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
+                description: format!("cannot allocate {bytes} bytes"),
+            })?;
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
@@ -78,11 +79,15 @@ pub struct DeviceBuffer<T: DeviceCopy> {
 }
 
 fn bytes_of<T>(len: usize) -> Result<usize> {
-    len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::Driver {
-        call: "DeviceBuffer allocation",
-        name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
-        description: format!("{len} elements of {} bytes overflow the address space", std::mem::size_of::<T>()),
-    })
+    len.checked_mul(std::mem::size_of::<T>())
+        .ok_or_else(|| Error::Driver {
+            call: "DeviceBuffer allocation",
+            name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
+            description: format!(
+                "{len} elements of {} bytes overflow the address space",
+                std::mem::size_of::<T>()
+            ),
+        })
 }
 
 impl<T: DeviceCopy> DeviceBuffer<T> {
@@ -94,7 +99,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         }
         match device.cuda() {
             Some(cuda) => {
-                let slice = cuda.default_stream.alloc_zeros::<u8>(bytes).map_err(driver("cuMemAlloc"))?;
+                let slice = cuda
+                    .default_stream
+                    .alloc_zeros::<u8>(bytes)
+                    .map_err(driver("cuMemAlloc"))?;
                 Ok(Self::from_cuda(device, len, slice))
             }
             None => {
@@ -119,7 +127,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         match device.cuda() {
             Some(cuda) => {
                 // SAFETY: every byte is written by the copy below before any read.
-                let slice = unsafe { cuda.default_stream.alloc::<u8>(bytes) }.map_err(driver("cuMemAlloc"))?;
+                let slice = unsafe { cuda.default_stream.alloc::<u8>(bytes) }
+                    .map_err(driver("cuMemAlloc"))?;
                 let mut buffer = Self::from_cuda(device, data.len(), slice);
                 buffer.copy_from(data)?;
                 Ok(buffer)
@@ -133,12 +142,24 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     }
 
     fn empty(device: &Device, len: usize) -> Self {
-        DeviceBuffer { device: device.clone(), len, address: 0, memory: Memory::Empty, _element: PhantomData }
+        DeviceBuffer {
+            device: device.clone(),
+            len,
+            address: 0,
+            memory: Memory::Empty,
+            _element: PhantomData,
+        }
     }
 
     fn from_cuda(device: &Device, len: usize, slice: CudaSlice<u8>) -> Self {
         let address = slice.device_ptr(slice.stream()).0;
-        DeviceBuffer { device: device.clone(), len, address, memory: Memory::Cuda(slice), _element: PhantomData }
+        DeviceBuffer {
+            device: device.clone(),
+            len,
+            address,
+            memory: Memory::Cuda(slice),
+            _element: PhantomData,
+        }
     }
 
     /// Number of elements.
@@ -184,7 +205,11 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Copies the whole buffer into `out`, which must have the same length.
     pub fn copy_to(&self, out: &mut [T]) -> Result<()> {
         if out.len() != self.len {
-            return Err(Error::LengthMismatch { operation: "DeviceBuffer::copy_to", expected: self.len, actual: out.len() });
+            return Err(Error::LengthMismatch {
+                operation: "DeviceBuffer::copy_to",
+                expected: self.len,
+                actual: out.len(),
+            });
         }
         // SAFETY: `out` has room for `len` elements.
         unsafe { self.copy_to_raw(0, self.len, out.as_mut_ptr())? };
@@ -194,7 +219,11 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Overwrites the whole buffer with `data`, which must have the same length.
     pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
-            return Err(Error::LengthMismatch { operation: "DeviceBuffer::copy_from", expected: self.len, actual: data.len() });
+            return Err(Error::LengthMismatch {
+                operation: "DeviceBuffer::copy_from",
+                expected: self.len,
+                actual: data.len(),
+            });
         }
         self.write_range(0, data)
     }
@@ -212,7 +241,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             }
             Memory::Host(_) => {
                 // SAFETY: as above; host memory.
-                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), address as *mut T, data.len()) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(data.as_ptr(), address as *mut T, data.len())
+                };
                 Ok(())
             }
             Memory::Empty => Ok(()),
@@ -246,7 +277,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
     fn bind(&self) -> Result<()> {
         match self.device.cuda() {
-            Some(cuda) => cuda.context.bind_to_thread().map_err(driver("cuCtxSetCurrent")),
+            Some(cuda) => cuda
+                .context
+                .bind_to_thread()
+                .map_err(driver("cuCtxSetCurrent")),
             None => Ok(()),
         }
     }
@@ -257,7 +291,11 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// If the range is out of bounds, like slice indexing.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> DeviceSlice<'_, T> {
         let (offset, len) = resolve(range, self.len);
-        DeviceSlice { buffer: self, offset, len }
+        DeviceSlice {
+            buffer: self,
+            offset,
+            len,
+        }
     }
 
     /// A mutable view of `range`, usable where a kernel takes `&mut [T]`.
@@ -266,12 +304,20 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// If the range is out of bounds, like slice indexing.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> DeviceSliceMut<'_, T> {
         let (offset, len) = resolve(range, self.len);
-        DeviceSliceMut { buffer: self, offset, len }
+        DeviceSliceMut {
+            buffer: self,
+            offset,
+            len,
+        }
     }
 
     /// Device address of element `offset`.
     pub(crate) fn address_of(&self, offset: usize) -> u64 {
-        if self.address == 0 { 0 } else { self.address + (offset * std::mem::size_of::<T>()) as u64 }
+        if self.address == 0 {
+            0
+        } else {
+            self.address + (offset * std::mem::size_of::<T>()) as u64
+        }
     }
 }
 
@@ -286,7 +332,10 @@ fn resolve(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
         Bound::Excluded(&e) => e,
         Bound::Unbounded => len,
     };
-    assert!(start <= end && end <= len, "range {start}..{end} out of bounds for a DeviceBuffer of length {len}");
+    assert!(
+        start <= end && end <= len,
+        "range {start}..{end} out of bounds for a DeviceBuffer of length {len}"
+    );
     (start, end - start)
 }
 
@@ -321,7 +370,8 @@ impl<T: DeviceCopy> DeviceSlice<'_, T> {
         let mut out = Vec::with_capacity(self.len);
         // SAFETY: in bounds by construction; all elements written.
         unsafe {
-            self.buffer.copy_to_raw(self.offset, self.len, out.as_mut_ptr())?;
+            self.buffer
+                .copy_to_raw(self.offset, self.len, out.as_mut_ptr())?;
             out.set_len(self.len);
         }
         self.buffer.device.check_pending()?;
@@ -348,7 +398,11 @@ impl<T: DeviceCopy> DeviceSliceMut<'_, T> {
     /// Overwrites the view with `data`, which must have the same length.
     pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
-            return Err(Error::LengthMismatch { operation: "DeviceSliceMut::copy_from", expected: self.len, actual: data.len() });
+            return Err(Error::LengthMismatch {
+                operation: "DeviceSliceMut::copy_from",
+                expected: self.len,
+                actual: data.len(),
+            });
         }
         self.buffer.write_range(self.offset, data)
     }

@@ -1,11 +1,11 @@
 //! The CUDA backend: a context on one GPU, its loaded modules and functions, and the launch.
 
+use crate::Dim3;
 use crate::device::panic::{PANIC_RECORD_SYMBOL, PANIC_STATE_EMPTY, PanicRecord};
 use crate::device_handle::DeviceLimits;
 use crate::error::{Error, Result, driver};
 use crate::kernel::{KernelInfo, PtxModule};
 use crate::panic_report::{FORMATTED_MESSAGE, KernelPanic};
-use crate::Dim3;
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, result};
 use std::sync::atomic::AtomicU32;
@@ -47,7 +47,10 @@ pub(crate) struct LoadedFunction {
 }
 
 fn attribute(context: &CudaContext, attr: CUdevice_attribute) -> Result<u32> {
-    context.attribute(attr).map(|v| v as u32).map_err(driver("cuDeviceGetAttribute"))
+    context
+        .attribute(attr)
+        .map(|v| v as u32)
+        .map_err(driver("cuDeviceGetAttribute"))
 }
 
 impl CudaDevice {
@@ -63,7 +66,9 @@ impl CudaDevice {
             return Ok(0);
         }
         result::init().map_err(driver("cuInit"))?;
-        result::device::get_count().map(|n| n as usize).map_err(driver("cuDeviceGetCount"))
+        result::device::get_count()
+            .map(|n| n as usize)
+            .map_err(driver("cuDeviceGetCount"))
     }
 
     pub fn open(ordinal: usize) -> Result<(CudaDevice, CudaDeviceInfo)> {
@@ -72,7 +77,9 @@ impl CudaDevice {
             return Err(Error::NoDevice(if count == 0 {
                 "no CUDA driver or GPU found on this machine (use Device::simulator() to run kernels on the CPU)".to_string()
             } else {
-                format!("device ordinal {ordinal} requested, but this machine has {count} CUDA device(s) (ordinals 0..{count})")
+                format!(
+                    "device ordinal {ordinal} requested, but this machine has {count} CUDA device(s) (ordinals 0..{count})"
+                )
             }));
         }
         let context = CudaContext::new(ordinal).map_err(driver("cuDevicePrimaryCtxRetain"))?;
@@ -80,7 +87,9 @@ impl CudaDevice {
         // per-buffer event tracking would add driver calls to every launch.
         // SAFETY: called before any buffer or stream of this context exists.
         unsafe { context.disable_event_tracking() };
-        let (major, minor) = context.compute_capability().map_err(driver("cuDeviceGetAttribute"))?;
+        let (major, minor) = context
+            .compute_capability()
+            .map_err(driver("cuDeviceGetAttribute"))?;
         use CUdevice_attribute::*;
         let limits = DeviceLimits {
             max_threads_per_block: attribute(&context, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
@@ -94,7 +103,10 @@ impl CudaDevice {
                 attribute(&context, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
                 attribute(&context, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
             ),
-            max_shared_memory_per_block: attribute(&context, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            max_shared_memory_per_block: attribute(
+                &context,
+                CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+            )?,
             max_shared_memory_per_block_optin: attribute(
                 &context,
                 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
@@ -109,7 +121,14 @@ impl CudaDevice {
             limits,
         };
         let default_stream = context.default_stream();
-        Ok((CudaDevice { context, default_stream, modules: Mutex::new(Vec::new()) }, info))
+        Ok((
+            CudaDevice {
+                context,
+                default_stream,
+                modules: Mutex::new(Vec::new()),
+            },
+            info,
+        ))
     }
 
     /// The module, loaded on first use and cached for the life of the device.
@@ -133,22 +152,36 @@ impl CudaDevice {
             }
             _ => None,
         };
-        let loaded = Arc::new(LoadedModule { module: cuda_module, panic_record });
+        let loaded = Arc::new(LoadedModule {
+            module: cuda_module,
+            panic_record,
+        });
         modules.push((module.key(), loaded.clone()));
         Ok(loaded)
     }
 
     /// The kernel's function on this device, loaded on first use.
-    pub fn function(&self, device_id: u64, info: &'static KernelInfo) -> Result<Arc<LoadedFunction>> {
+    pub fn function(
+        &self,
+        device_id: u64,
+        info: &'static KernelInfo,
+    ) -> Result<Arc<LoadedFunction>> {
         let mut loaded = info.loaded.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, f)) = loaded.iter().find(|(id, _)| *id == device_id) {
             return Ok(f.clone());
         }
         let module = self.module(info.module)?;
-        let function = module.module.load_function(info.name).map_err(|e| Error::Module {
-            module: info.module.crate_name,
-            message: format!("kernel `{}` is not in the module ({})", info.name, Error::driver("cuModuleGetFunction", e)),
-        })?;
+        let function = module
+            .module
+            .load_function(info.name)
+            .map_err(|e| Error::Module {
+                module: info.module.crate_name,
+                message: format!(
+                    "kernel `{}` is not in the module ({})",
+                    info.name,
+                    Error::driver("cuModuleGetFunction", e)
+                ),
+            })?;
         let get = |attr| unsafe {
             result::function::get_function_attribute(function.cu_function(), attr)
                 .map(|v| v as u32)
@@ -159,7 +192,9 @@ impl CudaDevice {
             max_threads_per_block: get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             registers: get(CU_FUNC_ATTRIBUTE_NUM_REGS)?,
             static_shared_bytes: get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            dynamic_shared_allowed: AtomicU32::new(get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?),
+            dynamic_shared_allowed: AtomicU32::new(get(
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            )?),
             function,
         });
         loaded.push((device_id, f.clone()));
@@ -168,14 +203,24 @@ impl CudaDevice {
 
     /// Reads and clears the panic records of every loaded module; returns the first panic.
     pub fn take_panic(&self, kernels: &str) -> Result<Option<KernelPanic>> {
-        let modules: Vec<Arc<LoadedModule>> =
-            self.modules.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(_, m)| m.clone()).collect();
+        let modules: Vec<Arc<LoadedModule>> = self
+            .modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, m)| m.clone())
+            .collect();
         let mut found = None;
         for module in modules {
-            let Some(address) = module.panic_record else { continue };
+            let Some(address) = module.panic_record else {
+                continue;
+            };
             let mut record = [PanicRecord::default()];
-            self.context.bind_to_thread().map_err(driver("cuCtxSetCurrent"))?;
-            unsafe { result::memcpy_dtoh_sync(&mut record, address) }.map_err(driver("cuMemcpyDtoH"))?;
+            self.context
+                .bind_to_thread()
+                .map_err(driver("cuCtxSetCurrent"))?;
+            unsafe { result::memcpy_dtoh_sync(&mut record, address) }
+                .map_err(driver("cuMemcpyDtoH"))?;
             let record = record[0];
             if record.state == PANIC_STATE_EMPTY {
                 continue;
@@ -214,4 +259,3 @@ impl CudaDevice {
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 }
-

@@ -147,7 +147,9 @@ impl Device {
         } else {
             let ordinal = match std::env::var(DEVICE_ENV) {
                 Ok(text) => text.trim().parse::<usize>().map_err(|_| {
-                    Error::NoDevice(format!("{DEVICE_ENV}={text:?} is not a device ordinal (0, 1, ...)"))
+                    Error::NoDevice(format!(
+                        "{DEVICE_ENV}={text:?} is not a device ordinal (0, 1, ...)"
+                    ))
                 })?,
                 Err(_) => 0,
             };
@@ -160,7 +162,9 @@ impl Device {
                     Device::simulator()
                 }
                 Err(e) => {
-                    eprintln!("ferrocuda: the CUDA driver is unusable ({e}); running kernels on the CPU simulator");
+                    eprintln!(
+                        "ferrocuda: the CUDA driver is unusable ({e}); running kernels on the CPU simulator"
+                    );
                     Device::simulator()
                 }
             }
@@ -232,7 +236,9 @@ impl Device {
     /// reported to the thread that launched the kernel.
     pub fn synchronize(&self) -> Result<()> {
         if let DeviceKind::Cuda(cuda) = &self.inner.kind {
-            cuda.context.synchronize().map_err(driver("cuCtxSynchronize"))?;
+            cuda.context
+                .synchronize()
+                .map_err(driver("cuCtxSynchronize"))?;
         }
         self.check_pending()
     }
@@ -337,7 +343,11 @@ impl Device {
         if self.same_as(other) {
             Ok(())
         } else {
-            Err(Error::DeviceMismatch { what: what(), expected: self.to_string(), found: other.to_string() })
+            Err(Error::DeviceMismatch {
+                what: what(),
+                expected: self.to_string(),
+                found: other.to_string(),
+            })
         }
     }
 }

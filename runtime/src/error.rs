@@ -82,7 +82,10 @@ pub struct LaunchError {
 
 impl LaunchError {
     pub(crate) fn new(kernel: &'static str, problem: impl Into<String>) -> Self {
-        LaunchError { kernel, problem: problem.into() }
+        LaunchError {
+            kernel,
+            problem: problem.into(),
+        }
     }
 }
 
@@ -96,7 +99,10 @@ impl Error {
     pub(crate) fn driver(call: &'static str, error: cudarc::driver::DriverError) -> Self {
         Error::Driver {
             call,
-            name: error.error_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", error.0)),
+            name: error
+                .error_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| format!("{:?}", error.0)),
             description: error
                 .error_string()
                 .map(|n| n.to_string_lossy().into_owned())

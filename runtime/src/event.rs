@@ -35,12 +35,17 @@ impl Event {
             ),
             None => None,
         };
-        Ok(Event { device: device.clone(), cuda, recorded_at: Mutex::new(None) })
+        Ok(Event {
+            device: device.clone(),
+            cuda,
+            recorded_at: Mutex::new(None),
+        })
     }
 
     /// Records the event at the current end of `stream`'s work.
     pub fn record(&self, stream: &Stream) -> Result<()> {
-        self.device.expect_same(&stream.device, || "the stream".to_string())?;
+        self.device
+            .expect_same(&stream.device, || "the stream".to_string())?;
         match (&self.cuda, &stream.cuda) {
             (Some(event), Some(stream)) => event.record(stream).map_err(driver("cuEventRecord")),
             _ => {
@@ -69,7 +74,8 @@ impl Event {
 
     /// Milliseconds between this event and the later event `end` (both recorded and complete).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
-        self.device.expect_same(&end.device, || "the end event".to_string())?;
+        self.device
+            .expect_same(&end.device, || "the end event".to_string())?;
         match (&self.cuda, &end.cuda) {
             (Some(start), Some(end)) => start.elapsed_ms(end).map_err(driver("cuEventElapsedTime")),
             _ => {
@@ -80,7 +86,9 @@ impl Event {
                     _ => Err(Error::Driver {
                         call: "Event::elapsed_ms",
                         name: "CUDA_ERROR_INVALID_HANDLE".to_string(),
-                        description: "both events must be recorded before measuring the time between them".to_string(),
+                        description:
+                            "both events must be recorded before measuring the time between them"
+                                .to_string(),
                     }),
                 }
             }
@@ -95,6 +103,8 @@ impl Event {
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Event").field("device", &self.device).finish()
+        f.debug_struct("Event")
+            .field("device", &self.device)
+            .finish()
     }
 }

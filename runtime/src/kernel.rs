@@ -61,7 +61,13 @@ impl KernelInfo {
         simulate: unsafe fn(&ParamReader<'_>),
         params: &'static [&'static str],
     ) -> Self {
-        KernelInfo { name, module, simulate, params, loaded: Mutex::new(Vec::new()) }
+        KernelInfo {
+            name,
+            module,
+            simulate,
+            params,
+            loaded: Mutex::new(Vec::new()),
+        }
     }
 }
 

@@ -29,14 +29,23 @@ pub struct LaunchConfig {
 impl Default for LaunchConfig {
     /// An unset configuration: grid and block are 0 and must be set before launching.
     fn default() -> Self {
-        LaunchConfig { grid: Dim3::new(0, 0, 0), block: Dim3::new(0, 0, 0), shared_mem_bytes: 0, stream: None }
+        LaunchConfig {
+            grid: Dim3::new(0, 0, 0),
+            block: Dim3::new(0, 0, 0),
+            shared_mem_bytes: 0,
+            stream: None,
+        }
     }
 }
 
 impl LaunchConfig {
     /// A configuration with this grid and block, no dynamic shared memory, default stream.
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Self {
-        LaunchConfig { grid: grid.into(), block: block.into(), ..Default::default() }
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            ..Default::default()
+        }
     }
 
     /// One thread per element for `n` elements in blocks of `block` threads:
@@ -47,13 +56,20 @@ impl LaunchConfig {
     }
 
     /// Checks the shape against the device's limits.
-    pub(crate) fn validate(&self, kernel: &'static str, device: &Device) -> Result<(), LaunchError> {
+    pub(crate) fn validate(
+        &self,
+        kernel: &'static str,
+        device: &Device,
+    ) -> Result<(), LaunchError> {
         let limits: &DeviceLimits = device.limits();
         for (what, d) in [("grid", self.grid), ("block", self.block)] {
             if d.x == 0 || d.y == 0 || d.z == 0 {
                 return Err(LaunchError::new(
                     kernel,
-                    format!("{what} is {}: every dimension must be at least 1 (set it with `.{what}(...)` or in `launch!(kernel[grid, block](...))`)", shape(d)),
+                    format!(
+                        "{what} is {}: every dimension must be at least 1 (set it with `.{what}(...)` or in `launch!(kernel[grid, block](...))`)",
+                        shape(d)
+                    ),
                 ));
             }
         }
@@ -74,7 +90,11 @@ impl LaunchConfig {
             if value > limit {
                 return Err(LaunchError::new(
                     kernel,
-                    format!("block {axis} dimension {value} ({}) exceeds the limit of {limit} on {}", shape(self.block), device.name()),
+                    format!(
+                        "block {axis} dimension {value} ({}) exceeds the limit of {limit} on {}",
+                        shape(self.block),
+                        device.name()
+                    ),
                 ));
             }
         }
@@ -82,7 +102,11 @@ impl LaunchConfig {
             if value > limit {
                 return Err(LaunchError::new(
                     kernel,
-                    format!("grid {axis} dimension {value} ({}) exceeds the limit of {limit} blocks on {}", shape(self.grid), device.name()),
+                    format!(
+                        "grid {axis} dimension {value} ({}) exceeds the limit of {limit} blocks on {}",
+                        shape(self.grid),
+                        device.name()
+                    ),
                 ));
             }
         }
@@ -102,7 +126,11 @@ impl LaunchConfig {
 }
 
 fn axes(d: Dim3, limit: Dim3) -> [(char, u32, u32); 3] {
-    [('x', d.x, limit.x), ('y', d.y, limit.y), ('z', d.z, limit.z)]
+    [
+        ('x', d.x, limit.x),
+        ('y', d.y, limit.y),
+        ('z', d.z, limit.z),
+    ]
 }
 
 /// Checks what depends on the compiled kernel: registers and static shared memory.
@@ -150,7 +178,9 @@ fn validate_function(
             )
         }
         .map_err(driver("cuFuncSetAttribute"))?;
-        function.dynamic_shared_allowed.fetch_max(config.shared_mem_bytes, Ordering::Relaxed);
+        function
+            .dynamic_shared_allowed
+            .fetch_max(config.shared_mem_bytes, Ordering::Relaxed);
     }
     Ok(())
 }
@@ -177,7 +207,11 @@ pub struct ArgBinder<'a> {
 
 impl<'a> ArgBinder<'a> {
     /// Chooses the device: the stream's, else the first device argument's, else the default.
-    pub fn new(config: LaunchConfig, info: &'static KernelInfo, hints: &[Option<&Device>]) -> Result<Self> {
+    pub fn new(
+        config: LaunchConfig,
+        info: &'static KernelInfo,
+        hints: &[Option<&Device>],
+    ) -> Result<Self> {
         let device = match (&config.stream, hints.iter().flatten().next()) {
             (Some(stream), _) => stream.device().clone(),
             (None, Some(device)) => (*device).clone(),
@@ -186,11 +220,19 @@ impl<'a> ArgBinder<'a> {
         for (i, hint) in hints.iter().enumerate() {
             if let Some(other) = hint {
                 device.expect_same(other, || {
-                    format!("argument {} (`{}`) of kernel `{}`", i + 1, info.params.get(i).copied().unwrap_or("?"), info.name)
+                    format!(
+                        "argument {} (`{}`) of kernel `{}`",
+                        i + 1,
+                        info.params.get(i).copied().unwrap_or("?"),
+                        info.name
+                    )
                 })?;
             }
         }
-        let stream = config.stream.clone().unwrap_or_else(|| device.default_stream());
+        let stream = config
+            .stream
+            .clone()
+            .unwrap_or_else(|| device.default_stream());
         Ok(ArgBinder {
             params: ParamBuffer::with_capacity(hints.len()),
             config,
@@ -205,7 +247,10 @@ impl<'a> ArgBinder<'a> {
     }
 
     /// Binds the next argument.
-    pub fn bind<P: crate::device::abi::KernelParam, A: crate::KernelArg<'a, P>>(&mut self, arg: A) -> Result<()> {
+    pub fn bind<P: crate::device::abi::KernelParam, A: crate::KernelArg<'a, P>>(
+        &mut self,
+        arg: A,
+    ) -> Result<()> {
         arg.bind(self)?;
         self.bound += 1;
         Ok(())
@@ -221,11 +266,21 @@ impl<'a> ArgBinder<'a> {
         self.params.push(value);
     }
 
-    pub(crate) fn push_device_slice(&mut self, device: &Device, address: u64, len: usize) -> Result<()> {
+    pub(crate) fn push_device_slice(
+        &mut self,
+        device: &Device,
+        address: u64,
+        len: usize,
+    ) -> Result<()> {
         let index = self.bound;
         let info = self.info;
         self.device.expect_same(device, || {
-            format!("argument {} (`{}`) of kernel `{}`", index + 1, info.params.get(index).copied().unwrap_or("?"), info.name)
+            format!(
+                "argument {} (`{}`) of kernel `{}`",
+                index + 1,
+                info.params.get(index).copied().unwrap_or("?"),
+                info.name
+            )
         })?;
         self.push_slice(address, len);
         Ok(())
@@ -254,7 +309,12 @@ impl<'a> ArgBinder<'a> {
         }
         let len = data.len();
         // SAFETY: `T: DeviceCopy` is plain data; the bytes are copied back as they came.
-        let host = unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(data)) };
+        let host = unsafe {
+            std::slice::from_raw_parts_mut(
+                data.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(data),
+            )
+        };
         let device_copy = DeviceBuffer::<u8>::from_slice(&self.device, host)?;
         self.push_slice(device_copy.device_ptr(), len);
         self.copy_backs.push(CopyBack { device_copy, host });
@@ -270,12 +330,21 @@ impl<'a> ArgBinder<'a> {
             if let Err(error) = simulator.launch(self.info, &self.config, &self.params.reader()) {
                 self.device.set_pending_error(error);
             }
-            return if self.waits_for_kernel { self.device.check_pending() } else { Ok(()) };
+            return if self.waits_for_kernel {
+                self.device.check_pending()
+            } else {
+                Ok(())
+            };
         }
-        let cuda = self.device.cuda().expect("a device is either a GPU or the simulator");
+        let cuda = self
+            .device
+            .cuda()
+            .expect("a device is either a GPU or the simulator");
         let function = cuda.function(self.device.id(), self.info)?;
         validate_function(&self.config, self.info, &self.device, &function)?;
-        cuda.context.bind_to_thread().map_err(driver("cuCtxSetCurrent"))?;
+        cuda.context
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))?;
         let mut pointers = self.params.pointers();
         let (g, b) = (self.config.grid, self.config.block);
         // SAFETY: the parameters match the kernel's entry (both generated from one model), and
@@ -310,4 +379,3 @@ fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
     // SAFETY: `T: DeviceCopy` is plain data without pointers.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
 }
-

@@ -30,11 +30,18 @@
 pub use ferrocuda_device as device;
 pub use ferrocuda_device::{DeviceCopy, Dim3, grid, gridsize};
 pub use ferrocuda_macros::{DeviceCopy, kernel};
+pub use ferrocuda_macros::{constant, gpu_print, gpu_println};
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod args;
 #[cfg(not(target_arch = "nvptx64"))]
+mod async_copy;
+#[cfg(not(target_arch = "nvptx64"))]
+mod bench;
+#[cfg(not(target_arch = "nvptx64"))]
 mod buffer;
+#[cfg(not(target_arch = "nvptx64"))]
+mod constant;
 #[cfg(not(target_arch = "nvptx64"))]
 mod cuda;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -52,10 +59,18 @@ mod panic_report;
 #[cfg(not(target_arch = "nvptx64"))]
 mod params;
 #[cfg(not(target_arch = "nvptx64"))]
+mod pinned;
+#[cfg(not(target_arch = "nvptx64"))]
 mod simulator;
 #[cfg(not(target_arch = "nvptx64"))]
 mod stream;
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub use bench::{BenchReport, BenchTarget, bench};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use constant::ConstantSymbol;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use pinned::PinnedBuffer;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use {
     args::KernelArg,
@@ -76,11 +91,12 @@ pub use cudarc;
 /// Everything a kernel crate or a host program usually needs: `use ferrocuda::prelude::*`.
 pub mod prelude {
     pub use crate::device::prelude::*;
-    pub use crate::{DeviceCopy, kernel};
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{
-        Device, DeviceBuffer, Error, Event, Kernel, LaunchConfig, Stream, launch,
-    };
+    pub use crate::{BenchReport, PinnedBuffer, bench};
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use crate::{Device, DeviceBuffer, Error, Event, Kernel, LaunchConfig, Stream, launch};
+    pub use crate::{DeviceCopy, kernel};
+    pub use crate::{constant, gpu_print, gpu_println};
 }
 
 /// Support for the code the macros generate. Not a stable API.
@@ -100,10 +116,11 @@ macro_rules! ptx_module {
     () => {
         #[cfg(not(target_arch = "nvptx64"))]
         #[doc(hidden)]
-        pub static __FERROCUDA_MODULE: $crate::__private::PtxModule = $crate::__private::PtxModule::new(
-            env!("CARGO_PKG_NAME"),
-            include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx")),
-        );
+        pub static __FERROCUDA_MODULE: $crate::__private::PtxModule =
+            $crate::__private::PtxModule::new(
+                env!("CARGO_PKG_NAME"),
+                include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx")),
+            );
     };
 }
 

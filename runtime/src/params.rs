@@ -10,7 +10,10 @@ pub(crate) struct ParamBuffer {
 
 impl ParamBuffer {
     pub(crate) fn with_capacity(params: usize) -> Self {
-        ParamBuffer { bytes: Vec::with_capacity(params * 16), offsets: Vec::with_capacity(params) }
+        ParamBuffer {
+            bytes: Vec::with_capacity(params * 16),
+            offsets: Vec::with_capacity(params),
+        }
     }
 
     /// Appends one parameter's value.
@@ -29,7 +32,10 @@ impl ParamBuffer {
     pub(crate) fn pointers(&mut self) -> Vec<*mut std::ffi::c_void> {
         let base = self.bytes.as_mut_ptr();
         // SAFETY: every offset is inside `bytes`.
-        self.offsets.iter().map(|&o| unsafe { base.add(o).cast() }).collect()
+        self.offsets
+            .iter()
+            .map(|&o| unsafe { base.add(o).cast() })
+            .collect()
     }
 
     /// A reader over the parameters, for the simulator.

@@ -16,7 +16,10 @@ pub struct Stream {
 
 impl Stream {
     pub(crate) fn default_for(device: &Device) -> Stream {
-        Stream { device: device.clone(), cuda: device.cuda().map(|c| c.default_stream.clone()) }
+        Stream {
+            device: device.clone(),
+            cuda: device.cuda().map(|c| c.default_stream.clone()),
+        }
     }
 
     pub(crate) fn new(device: &Device) -> Result<Stream> {
@@ -24,7 +27,10 @@ impl Stream {
             Some(c) => Some(c.context.new_stream().map_err(driver("cuStreamCreate"))?),
             None => None,
         };
-        Ok(Stream { device: device.clone(), cuda })
+        Ok(Stream {
+            device: device.clone(),
+            cuda,
+        })
     }
 
     /// The device this stream belongs to.
@@ -36,16 +42,21 @@ impl Stream {
     /// simulator fault since the last synchronization.
     pub fn synchronize(&self) -> Result<()> {
         if let Some(stream) = &self.cuda {
-            stream.synchronize().map_err(driver("cuStreamSynchronize"))?;
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
         }
         self.device.check_pending()
     }
 
     /// Makes later work on this stream wait until `event` has completed (`cudaStreamWaitEvent`).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        self.device.expect_same(&event.device, || "the event".to_string())?;
+        self.device
+            .expect_same(&event.device, || "the event".to_string())?;
         if let (Some(stream), Some(cuda_event)) = (&self.cuda, &event.cuda) {
-            stream.wait(cuda_event).map_err(driver("cuStreamWaitEvent"))?;
+            stream
+                .wait(cuda_event)
+                .map_err(driver("cuStreamWaitEvent"))?;
         }
         Ok(())
     }
@@ -63,12 +74,18 @@ impl Stream {
     }
 
     pub(crate) fn raw(&self) -> cudarc::driver::sys::CUstream {
-        self.cuda.as_ref().map(|s| s.cu_stream()).unwrap_or(std::ptr::null_mut())
+        self.cuda
+            .as_ref()
+            .map(|s| s.cu_stream())
+            .unwrap_or(std::ptr::null_mut())
     }
 }
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stream").field("device", &self.device).field("raw", &self.raw()).finish()
+        f.debug_struct("Stream")
+            .field("device", &self.device)
+            .field("raw", &self.raw())
+            .finish()
     }
 }

@@ -91,6 +91,10 @@ pub fn assert_close(actual: &[f32], expected: &[f32], tolerance: f32) {
     assert_eq!(actual.len(), expected.len(), "lengths differ");
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
         let ok = (a - e).abs() <= tolerance * (1.0 + e.abs());
-        assert!(ok, "element {i}: got {a}, expected {e} (tolerance {tolerance}), of {} elements", actual.len());
+        assert!(
+            ok,
+            "element {i}: got {a}, expected {e} (tolerance {tolerance}), of {} elements",
+            actual.len()
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! A panicking kernel thread comes back as `Error::KernelPanic` with file, line, block and
 //! thread; the other threads ran, the device stays usable and other buffers keep their contents.
 
-use ferrocuda::prelude::*;
 use ferrocuda::KernelPanic;
+use ferrocuda::prelude::*;
 use ferrocuda_tests::device_tests;
 use kernels_nvptx::faults::{assert_non_negative, explicit_panic, index_out_of_bounds};
 
@@ -24,7 +24,11 @@ fn expect_panic(result: ferrocuda::Result<()>) -> KernelPanic {
 /// The line of the first occurrence of `needle` in the kernels' `faults.rs`.
 fn line_of(needle: &str) -> u32 {
     let source = include_str!("../../kernels-nvptx/src/faults.rs");
-    source.lines().position(|l| l.contains(needle)).expect("needle in faults.rs") as u32 + 1
+    source
+        .lines()
+        .position(|l| l.contains(needle))
+        .expect("needle in faults.rs") as u32
+        + 1
 }
 
 device_tests! {

@@ -48,7 +48,13 @@ fn declared_kernels() -> Vec<String> {
                 let t = line.trim();
                 if t == "#[kernel]" {
                     let decl = lines[i + 1..].iter().find(|l| l.contains("fn ")).unwrap();
-                    let name = decl.split("fn ").nth(1).unwrap().split(['(', '<']).next().unwrap();
+                    let name = decl
+                        .split("fn ")
+                        .nth(1)
+                        .unwrap()
+                        .split(['(', '<'])
+                        .next()
+                        .unwrap();
                     names.push(name.trim().to_string());
                 }
             }
@@ -64,7 +70,10 @@ fn every_kernel_has_an_entry() {
     let declared = declared_kernels();
     assert!(declared.len() >= 5, "found only {declared:?}");
     for name in &declared {
-        assert!(entries.contains(name), "kernel `{name}` has no .entry in the PTX; entries: {entries:?}");
+        assert!(
+            entries.contains(name),
+            "kernel `{name}` has no .entry in the PTX; entries: {entries:?}"
+        );
     }
 }
 
@@ -72,27 +81,52 @@ fn every_kernel_has_an_entry() {
 fn entry_parameters_match_the_host_layout() {
     let entries = entries();
     let params = |name: &str| -> Vec<String> {
-        entries.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no entry {name}")).1.clone()
+        entries
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no entry {name}"))
+            .1
+            .clone()
     };
     // A slice is two parameters, a global pointer and a length; scalars are typed params.
     let slice = |name: &str, i: usize| {
-        vec![format!(".param .u64 .ptr .align 1 {name}_param_{i}"), format!(".param .u64 {name}_param_{}", i + 1)]
+        vec![
+            format!(".param .u64 .ptr .align 1 {name}_param_{i}"),
+            format!(".param .u64 {name}_param_{}", i + 1),
+        ]
     };
-    assert_eq!(params("vecadd"), [slice("vecadd", 0), slice("vecadd", 2), slice("vecadd", 4)].concat());
+    assert_eq!(
+        params("vecadd"),
+        [slice("vecadd", 0), slice("vecadd", 2), slice("vecadd", 4)].concat()
+    );
     assert_eq!(
         params("saxpy"),
-        [vec![".param .f32 saxpy_param_0".to_string()], slice("saxpy", 1), slice("saxpy", 3)].concat()
+        [
+            vec![".param .f32 saxpy_param_0".to_string()],
+            slice("saxpy", 1),
+            slice("saxpy", 3)
+        ]
+        .concat()
     );
     assert_eq!(
         params("doublify"),
-        [slice("doublify", 0), vec![".param .u32 doublify_param_2".to_string(), ".param .u32 doublify_param_3".to_string()]]
-            .concat()
+        [
+            slice("doublify", 0),
+            vec![
+                ".param .u32 doublify_param_2".to_string(),
+                ".param .u32 doublify_param_3".to_string()
+            ]
+        ]
+        .concat()
     );
 }
 
 #[test]
 fn module_records_device_panics() {
-    assert!(ptx().contains("FERROCUDA_PANIC_RECORD"), "the panic record global is missing");
+    assert!(
+        ptx().contains("FERROCUDA_PANIC_RECORD"),
+        "the panic record global is missing"
+    );
 }
 
 fn ptxas() -> Option<PathBuf> {
@@ -103,7 +137,12 @@ fn ptxas() -> Option<PathBuf> {
     if local.exists() {
         return Some(local);
     }
-    Command::new("ptxas").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| PathBuf::from("ptxas"))
+    Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| PathBuf::from("ptxas"))
 }
 
 #[test]
@@ -118,13 +157,25 @@ fn ptxas_accepts_the_module_for_sm70_and_sm90() {
     std::fs::write(&file, ptx()).unwrap();
     for arch in ["sm_70", "sm_90"] {
         let output = Command::new(&ptxas)
-            .args([&format!("-arch={arch}"), "-v", file.to_str().unwrap(), "-o", "/dev/null"])
+            .args([
+                &format!("-arch={arch}"),
+                "-v",
+                file.to_str().unwrap(),
+                "-o",
+                "/dev/null",
+            ])
             .output()
             .expect("run ptxas");
         let log = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "ptxas -arch={arch} rejected the module:\n{log}");
+        assert!(
+            output.status.success(),
+            "ptxas -arch={arch} rejected the module:\n{log}"
+        );
         for line in log.lines().filter(|l| l.contains("spill stores")) {
-            assert!(line.contains(" 0 bytes spill stores, 0 bytes spill loads"), "a kernel spills registers:\n{log}");
+            assert!(
+                line.contains(" 0 bytes spill stores, 0 bytes spill loads"),
+                "a kernel spills registers:\n{log}"
+            );
         }
         eprintln!("ptxas -arch={arch}: ok");
     }

@@ -32,9 +32,17 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
                 })
                 .collect::<Vec<_>>();
             if instances.is_empty() {
-                return Err(meta.error("`instances()` needs at least one type, e.g. `instances(f32, f64)`"));
+                return Err(
+                    meta.error("`instances()` needs at least one type, e.g. `instances(f32, f64)`")
+                );
             }
-            options.instances = Some((meta.path.get_ident().map(|i| i.span()).unwrap_or_else(proc_macro2::Span::call_site), instances));
+            options.instances = Some((
+                meta.path
+                    .get_ident()
+                    .map(|i| i.span())
+                    .unwrap_or_else(proc_macro2::Span::call_site),
+                instances,
+            ));
             Ok(())
         } else {
             Err(Error::new_spanned(

@@ -25,7 +25,10 @@ pub fn parse(item: TokenStream, options: Options) -> Result<Kernel> {
         ));
     }
     if let Some(constness) = &sig.constness {
-        errors.push(Error::new(constness.span, "a kernel cannot be `const`; remove `const`"));
+        errors.push(Error::new(
+            constness.span,
+            "a kernel cannot be `const`; remove `const`",
+        ));
     }
     if let Some(abi) = &sig.abi {
         errors.push(Error::new_spanned(
@@ -121,7 +124,9 @@ pub fn parse(item: TokenStream, options: Options) -> Result<Kernel> {
             )),
             FnArg::Typed(pat_type) => {
                 let name = match &*pat_type.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                        pi.ident.clone()
+                    }
                     other => {
                         errors.push(Error::new_spanned(
                             other,
@@ -210,10 +215,12 @@ fn classify(ty: &Type) -> Result<ParamKind> {
 /// Slice elements must be plain values too.
 fn check_element(elem: &Type) -> Result<()> {
     match elem {
-        Type::Reference(_) | Type::Slice(_) | Type::Ptr(_) | Type::Tuple(_) => Err(Error::new_spanned(
-            elem,
-            "slice elements must be numbers, `bool`, arrays or `#[repr(C)]` structs with `#[derive(DeviceCopy)]`",
-        )),
+        Type::Reference(_) | Type::Slice(_) | Type::Ptr(_) | Type::Tuple(_) => {
+            Err(Error::new_spanned(
+                elem,
+                "slice elements must be numbers, `bool`, arrays or `#[repr(C)]` structs with `#[derive(DeviceCopy)]`",
+            ))
+        }
         _ => Ok(()),
     }
 }

@@ -1,0 +1,14 @@
+use ferrocuda::prelude::*;
+
+// A kernel crate gets this from `ferrocuda::ptx_module!()`; these tests have no PTX.
+pub static __FERROCUDA_MODULE: ferrocuda::__private::PtxModule =
+    ferrocuda::__private::PtxModule::new("ui", "");
+
+#[kernel]
+pub fn misuse(floats: &mut [f32], bytes: &mut [u8]) {
+    floats.atomic_or(0, 1.0);
+    bytes.atomic_add(0, 1);
+    let _ = shfl_sync(FULL_MASK, 1u8, 0, 32);
+}
+
+fn main() {}

@@ -1,0 +1,169 @@
+//! Asynchronous copies between a [`DeviceBuffer`] and a [`PinnedBuffer`] on a [`Stream`].
+
+use crate::DeviceCopy;
+use crate::buffer::DeviceBuffer;
+use crate::cuda::CudaDevice;
+use crate::error::{Error, Result, driver};
+use crate::pinned::PinnedBuffer;
+use crate::stream::Stream;
+use cudarc::driver::result;
+
+impl<T: DeviceCopy> DeviceBuffer<T> {
+    /// Queues a copy of the page-locked `src` into this buffer on `stream`
+    /// (`cuMemcpyHtoDAsync`) and returns without waiting for it.
+    ///
+    /// The copy runs in `stream`'s order: after the work already queued on it, before the work
+    /// queued after it. Like CUDA's legacy default stream with a blocking stream, it also runs
+    /// after the work already queued on the device's default stream (so a buffer just made
+    /// by [`zeros`](Self::zeros) is not zeroed over the copy), and the default stream's later
+    /// work (freeing this buffer included) waits for it.
+    ///
+    /// Copies of one pinned buffer are ordered as host accesses to it would be, whatever their
+    /// streams: a copy from it comes after the pending copies into it, a copy into it after all
+    /// its pending copies. Ordering with other device work on other streams (a kernel writing
+    /// this buffer on another stream, say) is yours to express with events, as in CUDA.
+    ///
+    /// It is complete after the stream's next synchronization (or the device's, or an event's
+    /// recorded after it). `src` may be read on the host meanwhile, but writing or dropping it
+    /// waits for the copy: see [`PinnedBuffer`]'s rule. On the simulator the copy is done
+    /// before this returns.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `src` has this buffer's length;
+    /// [`Error::DeviceMismatch`] unless `src` and `stream` belong to this buffer's device.
+    pub fn copy_from_async(&mut self, src: &PinnedBuffer<T>, stream: &Stream) -> Result<()> {
+        self.check_async("DeviceBuffer::copy_from_async", src, stream)?;
+        if self.is_empty() {
+            return Ok(());
+        }
+        let Some(cuda) = self.device().cuda() else {
+            // The simulator: both sides are host memory, and work on streams is synchronous.
+            // SAFETY: `src` has `len` initialised elements and no copy writes it now (none is
+            // ever pending on the simulator).
+            let data = unsafe { std::slice::from_raw_parts(src.host_ptr(), src.len()) };
+            return self.write_range(0, data);
+        };
+        let destination = self.device_ptr();
+        let source = src.host_ptr();
+        let len = src.len();
+        // Copies still writing `src` (device to host, maybe on other streams) finish first:
+        // the copy waits for them on the device.
+        ordered_copy(cuda, stream, src, false, "cuMemcpyHtoDAsync", |raw| {
+            // SAFETY: `source` is `len` elements of page-locked memory that stays alive and
+            // unwritten until this copy completes (PinnedBuffer waits for it before any write
+            // or free); `destination` is this buffer's allocation of `len` elements, which the
+            // default stream frees only after the copy.
+            let source = unsafe { std::slice::from_raw_parts(source, len) };
+            unsafe { result::memcpy_htod_async(destination, source, raw) }
+        })
+    }
+
+    /// Queues a copy of this buffer into the page-locked `dst` on `stream`
+    /// (`cuMemcpyDtoHAsync`) and returns without waiting for it.
+    ///
+    /// Ordering and completion as for [`copy_from_async`](Self::copy_from_async). Reading,
+    /// writing or dropping `dst` on the host waits for the copy, so the host never sees it
+    /// half-written: see [`PinnedBuffer`]'s rule. On the simulator the copy is done before
+    /// this returns.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `dst` has this buffer's length;
+    /// [`Error::DeviceMismatch`] unless `dst` and `stream` belong to this buffer's device.
+    pub fn copy_to_async(&self, dst: &mut PinnedBuffer<T>, stream: &Stream) -> Result<()> {
+        self.check_async("DeviceBuffer::copy_to_async", dst, stream)?;
+        if self.is_empty() {
+            return Ok(());
+        }
+        let Some(cuda) = self.device().cuda() else {
+            // SAFETY: `dst` has room for `len` elements.
+            return unsafe { self.copy_to_raw(0, self.len(), dst.host_ptr()) };
+        };
+        let source = self.device_ptr();
+        let destination = dst.host_ptr();
+        let len = dst.len();
+        // Copies still reading or writing `dst` (maybe on other streams) finish first: the
+        // copy waits for them on the device.
+        ordered_copy(cuda, stream, dst, true, "cuMemcpyDtoHAsync", |raw| {
+            // SAFETY: `destination` is `len` elements of page-locked memory that no one reads,
+            // writes or frees until this copy completes (PinnedBuffer waits for it); `source`
+            // is this buffer's allocation of `len` elements, freed by the default stream only
+            // after the copy.
+            let destination = unsafe { std::slice::from_raw_parts_mut(destination, len) };
+            unsafe { result::memcpy_dtoh_async(destination, source, raw) }
+        })
+    }
+
+    fn check_async(
+        &self,
+        operation: &'static str,
+        host: &PinnedBuffer<T>,
+        stream: &Stream,
+    ) -> Result<()> {
+        self.device()
+            .expect_same(stream.device(), || "the stream".to_string())?;
+        self.device()
+            .expect_same(host.device(), || "the pinned buffer".to_string())?;
+        if host.len() != self.len() {
+            return Err(Error::LengthMismatch {
+                operation,
+                expected: self.len(),
+                actual: host.len(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Queues `copy`, which reads (`writes == false`) or writes `pinned`, on `stream`, and registers
+/// it as a pending use of `pinned`.
+///
+/// The copy is ordered:
+/// - after the pending copies of `pinned` it could race with (those that write it, or all of
+///   them when it writes), as host accesses would be;
+/// - after the work queued so far on the device's default stream, and before the default
+///   stream's later work. Streams from [`Device::new_stream`](crate::Device::new_stream) are
+///   cudarc's non-blocking streams, which the legacy default stream does not order with, while
+///   buffers are zeroed and freed stream-ordered on the default stream.
+fn ordered_copy<T: DeviceCopy>(
+    cuda: &CudaDevice,
+    stream: &Stream,
+    pinned: &PinnedBuffer<T>,
+    writes: bool,
+    call: &'static str,
+    copy: impl FnOnce(
+        cudarc::driver::sys::CUstream,
+    ) -> std::result::Result<(), cudarc::driver::DriverError>,
+) -> Result<()> {
+    cuda.context
+        .bind_to_thread()
+        .map_err(driver("cuCtxSetCurrent"))?;
+    let default = &cuda.default_stream;
+    let target = stream.cuda_stream().unwrap_or(default);
+    let separate = target.cu_stream() != default.cu_stream();
+    if separate {
+        target.join(default).map_err(driver("cuStreamWaitEvent"))?;
+    }
+    pinned.queue_wait_for_pending(target, writes)?;
+    copy(target.cu_stream()).map_err(driver(call))?;
+    let recorded = target
+        .record_event(None)
+        .map_err(driver("cuEventRecord"))
+        .and_then(|done| {
+            if separate {
+                default.wait(&done).map_err(driver("cuStreamWaitEvent"))?;
+            }
+            Ok(done)
+        });
+    match recorded {
+        Ok(done) => {
+            pinned.note_pending(target, done, writes);
+            Ok(())
+        }
+        Err(error) => {
+            // The copy is queued but cannot be tracked: finish it before the caller may touch
+            // or free either side (if this fails too, the context is broken and runs nothing).
+            let _ = target.synchronize();
+            Err(error)
+        }
+    }
+}

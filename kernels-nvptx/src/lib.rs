@@ -7,11 +7,19 @@
 
 ferrocuda::ptx_module!();
 
+pub mod constant_memory;
 pub mod device_api;
+pub mod dynamic_shared;
 pub mod elementwise;
 pub mod faults;
+pub mod histogram;
 pub mod image;
 pub mod local_array;
 pub mod matmul_naive;
+pub mod matmul_tiled;
 pub mod memory;
+pub mod printing;
+pub mod reduce;
+pub mod scan;
+pub mod transpose;
 pub mod transpose_naive;

@@ -1,0 +1,312 @@
+//! Kernel-language benchmark (GPU only): ferrocuda's tiled matrix product, padded-tile transpose
+//! and shared-memory histogram against the same algorithms in CUDA C (built with nvcc on the GPU
+//! machine, loaded into this process), and the warp-shuffle sum against CuPy's `sum` (CUB,
+//! measured by `bench/cupy_sum.py` in the same run). Run through `bench/run.sh`.
+//!
+//! Each pair runs alternately on the same buffers, timed with CUDA events; the table gives
+//! medians, ratios (higher is better for ferrocuda), and each kernel's registers and local
+//! memory (spills) as the driver reports them.
+
+use ferrocuda::cudarc::driver::sys::CUfunction_attribute;
+use ferrocuda::cudarc::driver::{CudaFunction, result};
+use ferrocuda::prelude::*;
+use ferrocuda_examples::{ExampleResult, random_f32};
+use kernels_nvptx::histogram::histogram_shared;
+use kernels_nvptx::matmul_tiled::{matmul_tiled, matmul_tiled_unchecked};
+use kernels_nvptx::reduce::sum_warp_shuffle;
+use kernels_nvptx::transpose::transpose_tiled32;
+use std::ffi::c_void;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Times `ours` and `theirs` alternately: (median ms of ours, median ms of theirs).
+fn time_pair(
+    device: &Device,
+    rounds: usize,
+    mut ours: impl FnMut() -> ferrocuda::Result<()>,
+    mut theirs: impl FnMut() -> ferrocuda::Result<()>,
+) -> ferrocuda::Result<(f64, f64)> {
+    let stream = device.default_stream();
+    let (start, end) = (Event::new(device)?, Event::new(device)?);
+    let time = |f: &mut dyn FnMut() -> ferrocuda::Result<()>| -> ferrocuda::Result<f64> {
+        start.record(&stream)?;
+        f()?;
+        end.record(&stream)?;
+        end.synchronize()?;
+        Ok(start.elapsed_ms(&end)? as f64)
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for round in 0..rounds + 3 {
+        let (x, y) = (time(&mut ours)?, time(&mut theirs)?);
+        if round >= 3 {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    Ok((median(a), median(b)))
+}
+
+/// Launches a CUDA C kernel with raw parameter values.
+fn launch_raw(
+    f: &CudaFunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    params: &mut [*mut c_void],
+) -> ferrocuda::Result<()> {
+    // SAFETY: each caller passes the parameters of the CUDA C kernel it names.
+    unsafe {
+        result::launch_kernel(
+            f.cu_function(),
+            grid,
+            block,
+            0,
+            std::ptr::null_mut(),
+            params,
+        )
+    }
+    .map_err(|e| ferrocuda::Error::Driver {
+        call: "cuLaunchKernel",
+        name: format!("{e:?}"),
+        description: String::new(),
+    })
+}
+
+fn p<T>(value: &T) -> *mut c_void {
+    value as *const T as *mut c_void
+}
+
+fn registers(f: &CudaFunction) -> String {
+    // SAFETY: the function is loaded.
+    let get =
+        |a| unsafe { result::function::get_function_attribute(f.cu_function(), a) }.unwrap_or(-1);
+    format!(
+        "{} regs, {} B local",
+        get(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS),
+        get(CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+    )
+}
+
+fn main() -> ExampleResult {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let cuda_ptx =
+        arg("--cuda-ptx").ok_or("--cuda-ptx <seed_kernels.ptx from nvcc> is required")?;
+    let cupy_gbs: f64 = arg("--cupy-sum-gbs")
+        .ok_or("--cupy-sum-gbs is required")?
+        .parse()?;
+
+    let device = Device::new(0)?;
+    println!("device: {device}");
+    let context = device.cuda_context().ok_or("needs a GPU")?.clone();
+    let module = context.load_module(ferrocuda::cudarc::nvrtc::Ptx::from_file(&cuda_ptx))?;
+    let ours_module = context.load_module(ferrocuda::cudarc::nvrtc::Ptx::from_src(
+        kernels_nvptx::__FERROCUDA_MODULE.ptx,
+    ))?;
+    let mut rows = Vec::new();
+
+    // --- tiled 16x16 matrix product, 4096 ---
+    let n = 4096usize;
+    let a = DeviceBuffer::from_slice(&device, &random_f32(n * n, 1))?;
+    let b = DeviceBuffer::from_slice(&device, &random_f32(n * n, 2))?;
+    let mut c1 = DeviceBuffer::<f32>::zeros(&device, n * n)?;
+    let c2 = DeviceBuffer::<f32>::zeros(&device, n * n)?;
+    let f = module.load_function("matmul_tiled_cuda")?;
+    let grid = ((n / 16) as u32, (n / 16) as u32);
+    let (pa, pb, pc, nn) = (a.device_ptr(), b.device_ptr(), c2.device_ptr(), n as u32);
+    let (ours, theirs) = time_pair(
+        &device,
+        10,
+        || launch!(matmul_tiled[grid, (16, 16)](&a, &b, &mut c1, nn, nn, nn)),
+        || {
+            launch_raw(
+                &f,
+                (grid.0, grid.1, 1),
+                (16, 16, 1),
+                &mut [p(&pa), p(&pb), p(&pc), p(&nn), p(&nn), p(&nn)],
+            )
+        },
+    )?;
+    let (r1, r2) = (c1.to_vec()?, c2.to_vec()?);
+    let worst = r1
+        .iter()
+        .zip(&r2)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f32, f32::max);
+    if worst > 1e-3 {
+        return Err(format!("matmul results differ by {worst}").into());
+    }
+    let flops = 2.0 * (n as f64).powi(3);
+    rows.push(format!(
+        "| tiled 16x16 matmul 4096, TFLOP/s | {:.2} | {:.2} (CUDA C) | {:.3}x | >= 0.95x | {} / {} |",
+        flops / ours / 1e9,
+        flops / theirs / 1e9,
+        theirs / ours,
+        registers(&ours_module.load_function("matmul_tiled")?),
+        registers(&f)
+    ));
+
+    // --- what the bounds checks cost: the same kernel with unchecked accesses in its hot loop ---
+    let mut c3 = DeviceBuffer::<f32>::zeros(&device, n * n)?;
+    let (checked, unchecked) = time_pair(
+        &device,
+        10,
+        || launch!(matmul_tiled[grid, (16, 16)](&a, &b, &mut c1, nn, nn, nn)),
+        || launch!(matmul_tiled_unchecked[grid, (16, 16)](&a, &b, &mut c3, nn, nn, nn)),
+    )?;
+    if c1.to_vec()? != c3.to_vec()? {
+        return Err("checked and unchecked matmul results differ".into());
+    }
+    rows.push(format!(
+        "| bounds checks: matmul 4096 checked vs unchecked, TFLOP/s | {:.2} | {:.2} (unchecked) | {:.3}x | (cost of checks) | {} / {} |",
+        flops / checked / 1e9,
+        flops / unchecked / 1e9,
+        unchecked / checked,
+        registers(&ours_module.load_function("matmul_tiled")?),
+        registers(&ours_module.load_function("matmul_tiled_unchecked")?)
+    ));
+    drop((a, b, c1, c2, c3));
+
+    // --- transpose through a padded 32x33 tile, 8192 ---
+    let n = 8192usize;
+    let input = DeviceBuffer::from_slice(&device, &random_f32(n * n, 3))?;
+    let mut t1 = DeviceBuffer::<f32>::zeros(&device, n * n)?;
+    let t2 = DeviceBuffer::<f32>::zeros(&device, n * n)?;
+    let f = module.load_function("transpose_tiled_cuda")?;
+    let grid = ((n / 32) as u32, (n / 32) as u32);
+    let (pi, po, nn) = (input.device_ptr(), t2.device_ptr(), n as u32);
+    let (ours, theirs) = time_pair(
+        &device,
+        20,
+        || launch!(transpose_tiled32[grid, (32, 8)](&input, &mut t1, nn, nn)),
+        || {
+            launch_raw(
+                &f,
+                (grid.0, grid.1, 1),
+                (32, 8, 1),
+                &mut [p(&pi), p(&po), p(&nn), p(&nn)],
+            )
+        },
+    )?;
+    if t1.to_vec()? != t2.to_vec()? {
+        return Err("transpose results differ".into());
+    }
+    let bytes = 2.0 * 4.0 * (n * n) as f64;
+    rows.push(format!(
+        "| transpose 8192 (32x33 tile), GB/s | {:.0} | {:.0} (CUDA C) | {:.3}x | >= 0.95x | {} / {} |",
+        bytes / ours / 1e6,
+        bytes / theirs / 1e6,
+        theirs / ours,
+        registers(&ours_module.load_function("transpose_tiled32")?),
+        registers(&f)
+    ));
+    drop((input, t1, t2));
+
+    // --- 256-bin histogram with shared atomics, 2^26 values ---
+    let n = 1usize << 26;
+    let values: Vec<u32> = random_f32(n, 4)
+        .iter()
+        .map(|v| ((v + 1.0) * 1e6) as u32)
+        .collect();
+    let data = DeviceBuffer::from_slice(&device, &values)?;
+    let mut h1 = DeviceBuffer::<u32>::zeros(&device, 256)?;
+    let mut h2 = DeviceBuffer::<u32>::zeros(&device, 256)?;
+    let f = module.load_function("histogram_shared_cuda")?;
+    let sms = device.limits().multiprocessor_count;
+    let blocks = sms * 8;
+    let (pd, ph, nn) = (data.device_ptr(), h2.device_ptr(), n as u64);
+    let zeros = [0u32; 256];
+    let mut ours_ms = Vec::new();
+    let mut theirs_ms = Vec::new();
+    let stream = device.default_stream();
+    let (start, end) = (Event::new(&device)?, Event::new(&device)?);
+    for round in 0..23 {
+        h1.copy_from(&zeros)?;
+        start.record(&stream)?;
+        launch!(histogram_shared[blocks, 256](&data, &mut h1))?;
+        end.record(&stream)?;
+        end.synchronize()?;
+        let x = start.elapsed_ms(&end)? as f64;
+        h2.copy_from(&zeros)?;
+        start.record(&stream)?;
+        launch_raw(
+            &f,
+            (blocks, 1, 1),
+            (256, 1, 1),
+            &mut [p(&pd), p(&nn), p(&ph)],
+        )?;
+        end.record(&stream)?;
+        end.synchronize()?;
+        let y = start.elapsed_ms(&end)? as f64;
+        if round >= 3 {
+            ours_ms.push(x);
+            theirs_ms.push(y);
+        }
+    }
+    let (ours, theirs) = (median(ours_ms), median(theirs_ms));
+    let expected = {
+        let mut h = vec![0u32; 256];
+        for v in &values {
+            h[(v & 255) as usize] += 1;
+        }
+        h
+    };
+    if h1.to_vec()? != expected || h2.to_vec()? != expected {
+        return Err("histogram results differ from the CPU".into());
+    }
+    let bytes = 4.0 * n as f64;
+    rows.push(format!(
+        "| histogram 256 bins, 2^26 u32, GB/s | {:.0} | {:.0} (CUDA C) | {:.3}x | >= 0.95x | {} / {} |",
+        bytes / ours / 1e6,
+        bytes / theirs / 1e6,
+        theirs / ours,
+        registers(&ours_module.load_function("histogram_shared")?),
+        registers(&f)
+    ));
+    drop((data, h1, h2));
+
+    // --- sum of 2^26 f32 with warp shuffles, against CuPy's sum ---
+    let host = random_f32(n, 5);
+    let x = DeviceBuffer::from_slice(&device, &host)?;
+    let mut total = DeviceBuffer::<f32>::zeros(&device, 1)?;
+    let mut times = Vec::new();
+    for round in 0..43 {
+        total.copy_from(&[0.0])?;
+        start.record(&stream)?;
+        launch!(sum_warp_shuffle[blocks, 256](&x, &mut total))?;
+        end.record(&stream)?;
+        end.synchronize()?;
+        if round >= 3 {
+            times.push(start.elapsed_ms(&end)? as f64);
+        }
+    }
+    let ms = median(times);
+    let expected: f64 = host.iter().map(|&v| v as f64).sum();
+    let got = total.to_vec()?[0] as f64;
+    if (got - expected).abs() > 1e-3 * (1.0 + expected.abs()) + 1.0 {
+        return Err(format!("sum is {got}, the CPU says {expected}").into());
+    }
+    let gbs = 4.0 * n as f64 / ms / 1e6;
+    rows.push(format!(
+        "| sum 2^26 f32 (warp shuffles), GB/s | {gbs:.0} | {cupy_gbs:.0} (CuPy sum) | {:.3}x | >= 0.9x | {} / - |",
+        gbs / cupy_gbs,
+        registers(&ours_module.load_function("sum_warp_shuffle")?)
+    ));
+
+    println!();
+    println!(
+        "| benchmark (median of repeated runs, CUDA events) | ferrocuda | reference | ratio | target | registers, local memory (ours / theirs) |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for row in rows {
+        println!("{row}");
+    }
+    Ok(())
+}

@@ -10,9 +10,12 @@ cuda_launch=$(./launch_overhead 10000 7 | awk '/cuda_c_launch_us/ {print $2}')
 ../examples/bench_foundation --cuda-ptx vecadd_cuda.ptx --cuda-launch-us "$cuda_launch"
 if [ -x ../examples/bench_kernels ]; then
   nvcc -O3 -arch="$arch" -ptx seed_kernels.cu -o seed_kernels.ptx
+  echo "CUDA C references, ptxas -v ($arch):"
   nvcc -O3 -arch="$arch" -cubin -Xptxas -v seed_kernels.cu -o /dev/null 2>&1 | grep -E "Compiling entry|Used|spill" || true
   cupy=$(PYTHONUNBUFFERED=1 python3 cupy_sum.py | awk '/cupy_sum_gbs/ {print $2}')
-  echo "ferrocuda kernels, ptxas -v (sm_90):"
-  ptxas -arch=sm_90 -v kernels.ptx -o /dev/null 2>&1 | grep -E "Compiling entry|Used|spill" | paste - - - | sed 's/ptxas info    : //g' || true
+  echo "ferrocuda kernels, ptxas -v ($arch):"
+  echo "| kernel | registers, barriers, shared memory | stack frame, spills |"
+  echo "|---|---|---|"
+  bash ptxas_report.sh kernels.ptx "$arch"
   ../examples/bench_kernels --cuda-ptx seed_kernels.ptx --cupy-sum-gbs "$cupy"
 fi

@@ -32,7 +32,11 @@ echo "building examples (release)..." >&2
 for exe in $(executables build --release -p ferrocuda-examples --examples); do
   cp "$exe" "$bundle/examples/"
 done
-strip --strip-debug "$bundle"/tests/* "$bundle"/examples/* 2>/dev/null || true
+strip --strip-all "$bundle"/tests/* "$bundle"/examples/* 2>/dev/null || true
+# The device tool carries at most 64 MiB: ship the binaries as one gzip archive (about a third
+# of their size), which run.sh unpacks on the GPU machine.
+tar -czf "$bundle/binaries.tar.gz" -C "$bundle" tests examples
+rm -rf "$bundle/tests" "$bundle/examples"
 cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"

@@ -4,6 +4,7 @@
 set -u
 cd "$(dirname "$0")"
 what="${1:-all}"
+if [ -f binaries.tar.gz ]; then tar -xzf binaries.tar.gz; fi
 out="${OUT:-/tmp/ferrocuda-out}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true

@@ -9,12 +9,15 @@ mod imp {
 
     #[inline(always)]
     pub fn thread_idx() -> Dim3 {
+        // SAFETY: reading the special registers has no preconditions. A thread index is below
+        // the block's size in that dimension (CUDA's definition); telling the optimizer lets a
+        // kernel that checked its block shape index shared tiles with `threadIdx` unchecked.
         unsafe {
-            Dim3::new(
-                _thread_idx_x() as u32,
-                _thread_idx_y() as u32,
-                _thread_idx_z() as u32,
-            )
+            let (x, y, z) = (_thread_idx_x(), _thread_idx_y(), _thread_idx_z());
+            core::hint::assert_unchecked(x < _block_dim_x());
+            core::hint::assert_unchecked(y < _block_dim_y());
+            core::hint::assert_unchecked(z < _block_dim_z());
+            Dim3::new(x as u32, y as u32, z as u32)
         }
     }
     #[inline(always)]

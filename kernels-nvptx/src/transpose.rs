@@ -43,16 +43,23 @@ pub fn transpose_tiled32(input: &[f32], output: &mut [f32], width: u32, height: 
     let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
     let (bx, by) = (block_idx().x as usize * 32, block_idx().y as usize * 32);
     let (x, y) = (bx + tx, by + ty);
-    for j in (0..32).step_by(8) {
-        if x < w && y + j < h {
-            tile[(ty + j, tx)] = input[(y + j) * w + x];
+    // Issue the four loads before the first store, so their latencies overlap.
+    let mut staged = [0.0f32; 4];
+    for (k, value) in staged.iter_mut().enumerate() {
+        if x < w && y + 8 * k < h {
+            *value = input[(y + 8 * k) * w + x];
+        }
+    }
+    for (k, value) in staged.into_iter().enumerate() {
+        if x < w && y + 8 * k < h {
+            tile[(ty + 8 * k, tx)] = value;
         }
     }
     syncthreads();
     let (x, y) = (by + tx, bx + ty);
-    for j in (0..32).step_by(8) {
-        if x < h && y + j < w {
-            output[(y + j) * h + x] = tile[(tx, ty + j)];
+    for k in 0..4 {
+        if x < h && y + 8 * k < w {
+            output[(y + 8 * k) * h + x] = tile[(tx, ty + 8 * k)];
         }
     }
 }

@@ -8,27 +8,14 @@
 
 use ferrocuda::cudarc::driver::result;
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, random_f32};
+use ferrocuda_examples::{ExampleResult, median, random_f32, required_arg};
 use kernels_nvptx::elementwise::vecadd;
 use std::time::Instant;
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(|a, b| a.total_cmp(b));
-    values[values.len() / 2]
-}
-
 fn main() -> ExampleResult {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let cuda_ptx = arg("--cuda-ptx").ok_or("--cuda-ptx <vecadd_cuda.ptx from nvcc> is required")?;
-    let cuda_launch_us: f64 = arg("--cuda-launch-us")
-        .ok_or("--cuda-launch-us is required")?
-        .parse()?;
+    let cuda_ptx = required_arg("--cuda-ptx", "vecadd_cuda.ptx from nvcc")?;
+    let cuda_launch_us: f64 =
+        required_arg("--cuda-launch-us", "microseconds per CUDA C launch")?.parse()?;
 
     let device = Device::new(0)?;
     println!("device: {device}");

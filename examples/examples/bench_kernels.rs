@@ -10,17 +10,12 @@
 use ferrocuda::cudarc::driver::sys::CUfunction_attribute;
 use ferrocuda::cudarc::driver::{CudaFunction, result};
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, random_f32};
+use ferrocuda_examples::{ExampleResult, median, random_f32, required_arg};
 use kernels_nvptx::histogram::histogram_shared;
 use kernels_nvptx::matmul_tiled::{matmul_tiled, matmul_tiled_unchecked};
 use kernels_nvptx::reduce::sum_warp_shuffle;
 use kernels_nvptx::transpose::transpose_tiled32;
 use std::ffi::c_void;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 /// Times `ours` and `theirs` alternately: (median ms of ours, median ms of theirs).
 fn time_pair(
@@ -90,18 +85,8 @@ fn registers(f: &CudaFunction) -> String {
 }
 
 fn main() -> ExampleResult {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let cuda_ptx =
-        arg("--cuda-ptx").ok_or("--cuda-ptx <seed_kernels.ptx from nvcc> is required")?;
-    let cupy_gbs: f64 = arg("--cupy-sum-gbs")
-        .ok_or("--cupy-sum-gbs is required")?
-        .parse()?;
+    let cuda_ptx = required_arg("--cuda-ptx", "seed_kernels.ptx from nvcc")?;
+    let cupy_gbs: f64 = required_arg("--cupy-sum-gbs", "CuPy's sum in GB/s")?.parse()?;
 
     let device = Device::new(0)?;
     println!("device: {device}");

@@ -6,7 +6,7 @@
 //! `cargo run --release --example simulator_speed`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, check, random_f32};
+use ferrocuda_examples::{ExampleResult, check, matmul_cpu, random_f32};
 use kernels_nvptx::elementwise::vecadd;
 use kernels_nvptx::matmul_tiled::matmul_tiled;
 use std::time::Instant;
@@ -54,14 +54,7 @@ fn main() -> ExampleResult {
         3,
         || launch!(matmul_tiled[grid, (16, 16)](&a_dev, &b_dev, &mut c_dev, mm, mm, mm)),
     )?;
-    let mut expected = vec![0.0f32; m * m];
-    for row in 0..m {
-        for col in 0..m {
-            expected[row * m + col] = (0..m)
-                .map(|k| a[row * m + k] as f64 * b[k * m + col] as f64)
-                .sum::<f64>() as f32;
-        }
-    }
+    let expected = matmul_cpu(&a, &b, m, m, m);
     check("matmul_tiled 256", &c_dev.to_vec()?, &expected, 1e-4)?;
     rows.push(("matmul_tiled, 256 x 256, 16x16 tiles", seconds, 5.0));
 

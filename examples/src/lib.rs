@@ -52,3 +52,33 @@ pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
         })
         .collect()
 }
+
+/// `C = A B` on the CPU for row-major `A` (`m` x `n`) and `B` (`n` x `p`), summed in `f64`: the
+/// reference of the matrix-product examples.
+pub fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, p: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; m * p];
+    for row in 0..m {
+        for col in 0..p {
+            c[row * p + col] = (0..n)
+                .map(|k| a[row * n + k] as f64 * b[k * p + col] as f64)
+                .sum::<f64>() as f32;
+        }
+    }
+    c
+}
+
+/// The median of `values` (the upper one of the middle two for an even count).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The value after `--name` on the command line, or an error naming the missing option.
+pub fn required_arg(name: &str, what: &str) -> Result<String, String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .ok_or_else(|| format!("{name} <{what}> is required"))
+}

@@ -98,3 +98,17 @@ pub fn assert_close(actual: &[f32], expected: &[f32], tolerance: f32) {
         );
     }
 }
+
+/// `C = A B` on the CPU for row-major `A` (`m` x `n`) and `B` (`n` x `p`), summed in `f64`.
+pub fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, p: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; m * p];
+    for row in 0..m {
+        for col in 0..p {
+            let sum: f64 = (0..n)
+                .map(|k| a[row * n + k] as f64 * b[k * p + col] as f64)
+                .sum();
+            c[row * p + col] = sum as f32;
+        }
+    }
+    c
+}

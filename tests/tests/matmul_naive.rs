@@ -2,7 +2,7 @@
 //! CPU reference in f64.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{assert_close, device_tests, random_f32, rng};
+use ferrocuda_tests::{assert_close, device_tests, matmul_cpu, random_f32, rng};
 use kernels_nvptx::matmul_naive::matmul_naive;
 
 /// (m, n, p): C is m x p, the inner dimension is n.
@@ -15,19 +15,6 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (5, 40, 70),
     (70, 3, 5),
 ];
-
-fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, p: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; m * p];
-    for row in 0..m {
-        for col in 0..p {
-            let sum: f64 = (0..n)
-                .map(|k| a[row * n + k] as f64 * b[k * p + col] as f64)
-                .sum();
-            c[row * p + col] = sum as f32;
-        }
-    }
-    c
-}
 
 device_tests! {
     fn matmul_naive_matches_cpu(device) {

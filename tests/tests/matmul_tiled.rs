@@ -3,7 +3,7 @@
 //! bit for bit; a block that is not 16x16 is refused by the kernel's assertion.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{assert_close, device_tests, random_f32, rng};
+use ferrocuda_tests::{assert_close, device_tests, matmul_cpu, random_f32, rng};
 use kernels_nvptx::matmul_tiled::{matmul_tiled, matmul_tiled_unchecked};
 
 /// (m, n, p): C is m x p, the inner dimension is n.
@@ -23,19 +23,6 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, p: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; m * p];
-    for row in 0..m {
-        for col in 0..p {
-            let sum: f64 = (0..n)
-                .map(|k| a[row * n + k] as f64 * b[k * p + col] as f64)
-                .sum();
-            c[row * p + col] = sum as f32;
-        }
-    }
-    c
 }
 
 fn grid_for(m: usize, p: usize) -> (u32, u32) {

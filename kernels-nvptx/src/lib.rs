@@ -7,6 +7,7 @@
 
 ferrocuda::ptx_module!();
 
+pub mod busy;
 pub mod device_api;
 pub mod elementwise;
 pub mod faults;

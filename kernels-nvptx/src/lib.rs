@@ -11,6 +11,7 @@ pub mod busy;
 pub mod device_api;
 pub mod elementwise;
 pub mod faults;
+pub mod generic;
 pub mod image;
 pub mod local_array;
 pub mod matmul_naive;

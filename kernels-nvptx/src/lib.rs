@@ -16,4 +16,5 @@ pub mod image;
 pub mod local_array;
 pub mod matmul_naive;
 pub mod memory;
+pub mod particles;
 pub mod transpose_naive;

@@ -173,6 +173,21 @@ fn entry_parameters_match_the_host_layout() {
         params("vecadd"),
         [slice("vecadd", 0), slice("vecadd", 2), slice("vecadd", 4)].concat()
     );
+    // A `#[repr(C)]` struct by value is a byte array of the host's size and alignment.
+    let (size, align) = (
+        std::mem::size_of::<kernels_nvptx::particles::SimParams>(),
+        std::mem::align_of::<kernels_nvptx::particles::SimParams>(),
+    );
+    assert_eq!(
+        params("integrate"),
+        [
+            slice("integrate", 0),
+            vec![format!(
+                ".param .align {align} .b8 integrate_param_2[{size}]"
+            )]
+        ]
+        .concat()
+    );
     // Each instance of a generic kernel has its own parameter types.
     assert_eq!(
         params("scale__f64"),

@@ -10,6 +10,7 @@ ferrocuda::ptx_module!();
 pub mod busy;
 pub mod device_api;
 pub mod elementwise;
+pub mod external_crates;
 pub mod faults;
 pub mod generic;
 pub mod image;

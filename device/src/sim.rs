@@ -111,7 +111,9 @@ pub trait SimHooks {
         write: bool,
         location: &'static Location<'static>,
     );
-    /// Prints a line of device output.
+    /// Prints `text` verbatim: the whole output of one `gpu_print!` or `gpu_println!` call,
+    /// already formatted as the GPU's `printf` would format it. It ends with a newline only when
+    /// the call was `gpu_println!`; nothing is added, so output without one continues the line.
     fn print(&self, text: &str);
     /// The launch's copy of a constant-memory symbol (`init` is its initial value).
     fn constant(&self, name: &'static str, init: &'static [u8]) -> *const u8;

@@ -7,17 +7,21 @@
 
 ferrocuda::ptx_module!();
 
+pub mod busy;
 pub mod constant_memory;
 pub mod device_api;
 pub mod dynamic_shared;
 pub mod elementwise;
+pub mod external_crates;
 pub mod faults;
+pub mod generic;
 pub mod histogram;
 pub mod image;
 pub mod local_array;
 pub mod matmul_naive;
 pub mod matmul_tiled;
 pub mod memory;
+pub mod particles;
 pub mod printing;
 pub mod reduce;
 pub mod scan;

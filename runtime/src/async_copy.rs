@@ -13,8 +13,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// (`cuMemcpyHtoDAsync`) and returns without waiting for it.
     ///
     /// The copy runs in `stream`'s order: after the work already queued on it, before the work
-    /// queued after it. Like CUDA's legacy default stream with a blocking stream, it also runs
-    /// after the work already queued on the device's default stream (so a buffer just made
+    /// queued after it. As every stream is the legacy default stream or a blocking stream, it
+    /// also runs after the work already queued on the device's default stream (so a buffer just made
     /// by [`zeros`](Self::zeros) is not zeroed over the copy), and the default stream's later
     /// work (freeing this buffer included) waits for it.
     ///
@@ -121,9 +121,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 /// - after the pending copies of `pinned` it could race with (those that write it, or all of
 ///   them when it writes), as host accesses would be;
 /// - after the work queued so far on the device's default stream, and before the default
-///   stream's later work. Streams from [`Device::new_stream`](crate::Device::new_stream) are
-///   cudarc's non-blocking streams, which the legacy default stream does not order with, while
-///   buffers are zeroed and freed stream-ordered on the default stream.
+///   stream's later work: every [`Stream`] is the legacy default stream or a blocking stream,
+///   which the driver orders with it (see [`Stream`]).
 fn ordered_copy<T: DeviceCopy>(
     cuda: &CudaDevice,
     stream: &Stream,
@@ -137,26 +136,13 @@ fn ordered_copy<T: DeviceCopy>(
     cuda.context
         .bind_to_thread()
         .map_err(driver("cuCtxSetCurrent"))?;
-    let default = &cuda.default_stream;
-    let target = stream.cuda_stream().unwrap_or(default);
-    let separate = target.cu_stream() != default.cu_stream();
-    if separate {
-        target.join(default).map_err(driver("cuStreamWaitEvent"))?;
-    }
+    let target = stream.cuda_stream().unwrap_or(&cuda.default_stream);
     pinned.queue_wait_for_pending(target, writes)?;
     copy(target.cu_stream()).map_err(driver(call))?;
-    let recorded = target
-        .record_event(None)
-        .map_err(driver("cuEventRecord"))
-        .and_then(|done| {
-            if separate {
-                default.wait(&done).map_err(driver("cuStreamWaitEvent"))?;
-            }
-            Ok(done)
-        });
+    let recorded = target.record_event(None).map_err(driver("cuEventRecord"));
     match recorded {
         Ok(done) => {
-            pinned.note_pending(target, done, writes);
+            pinned.note_pending(stream, done, writes);
             Ok(())
         }
         Err(error) => {

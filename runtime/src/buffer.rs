@@ -69,7 +69,8 @@ impl Drop for HostAllocation {
 /// ```
 ///
 /// Copies to and from the host run on the device's default stream, after the work already
-/// queued there; copies back to the host are synchronizations, so they report kernel panics.
+/// queued there and on every stream from [`Device::new_stream`] (see [`Stream`](crate::Stream));
+/// copies back to the host are synchronizations, so they report kernel panics.
 pub struct DeviceBuffer<T: DeviceCopy> {
     device: Device,
     len: usize,

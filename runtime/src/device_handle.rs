@@ -223,7 +223,9 @@ impl Device {
         Stream::default_for(self)
     }
 
-    /// A new stream, for work that may overlap with other streams.
+    /// A new stream, for work that may overlap with other new streams. It is a blocking stream:
+    /// ordered with the default stream both ways, so buffers made, read or freed by synchronous
+    /// operations are safe to use on it (see [`Stream`]).
     pub fn new_stream(&self) -> Result<Stream> {
         Stream::new(self)
     }

@@ -4,6 +4,7 @@ use crate::DeviceCopy;
 use crate::buffer::HostAllocation;
 use crate::device_handle::Device;
 use crate::error::{Error, Result, driver};
+use crate::stream::Stream;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, result};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
@@ -22,8 +23,9 @@ enum PinnedMemory {
 
 /// An asynchronous copy that may still be using the buffer: completed once `event` is.
 struct PendingUse {
-    /// Keeps the stream alive, so that its handle identifies it while the entry exists.
-    stream: Arc<CudaStream>,
+    /// Keeps the stream alive (a stream is destroyed with its last clone), so that its handle
+    /// identifies it while the entry exists.
+    stream: Stream,
     /// Recorded on `stream` after the latest copy on it that uses this buffer.
     event: CudaEvent,
     /// Whether one of those copies writes the buffer (device to host).
@@ -240,12 +242,9 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
 
     /// Notes that a copy which reads (`writes == false`) or writes the buffer has been queued
     /// on `stream` and completes with `event`, recorded after it on that stream.
-    pub(crate) fn note_pending(&self, stream: &Arc<CudaStream>, event: CudaEvent, writes: bool) {
+    pub(crate) fn note_pending(&self, stream: &Stream, event: CudaEvent, writes: bool) {
         let mut pending = self.lock_pending();
-        match pending
-            .iter_mut()
-            .find(|p| p.stream.cu_stream() == stream.cu_stream())
-        {
+        match pending.iter_mut().find(|p| p.stream.raw() == stream.raw()) {
             // The new event is later on the same stream: it completes after the old one.
             Some(entry) => {
                 entry.event = event;

@@ -68,8 +68,7 @@ device_tests! {
         let stream = device.new_stream().unwrap();
         let a = DeviceBuffer::from_slice(device, &[1.0f32; 300]).unwrap();
         let mut c = DeviceBuffer::<f32>::zeros(device, 300).unwrap();
-        // The buffers were filled on the default stream, which `stream` is not ordered with.
-        device.synchronize().unwrap();
+        // The buffers were filled on the default stream, which a new stream waits for.
         let report = bench(&stream, 0, 4, || launch!(vecadd[3, 128, &stream](&a, &a, &mut c))).unwrap();
         check_report(&report, 4);
         assert_eq!(c.to_vec().unwrap(), vec![2.0; 300]);

@@ -30,7 +30,9 @@ fn entries() -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// Names of the kernels declared with `#[kernel]` in the kernel crate's sources.
+/// Entry names of the kernels declared with `#[kernel]` in the kernel crate's sources: the
+/// function's name, or for a generic kernel (`#[kernel(instances(f32, (u8, f32)))]`) one name
+/// per instance, `name__f32`, `name__u8_f32`.
 fn declared_kernels() -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels-nvptx/src");
     let mut names = Vec::new();
@@ -46,16 +48,31 @@ fn declared_kernels() -> Vec<String> {
             let lines: Vec<&str> = text.lines().collect();
             for (i, line) in lines.iter().enumerate() {
                 let t = line.trim();
-                if t == "#[kernel]" {
-                    let decl = lines[i + 1..].iter().find(|l| l.contains("fn ")).unwrap();
-                    let name = decl
-                        .split("fn ")
-                        .nth(1)
-                        .unwrap()
-                        .split(['(', '<'])
-                        .next()
-                        .unwrap();
-                    names.push(name.trim().to_string());
+                let instances = if t == "#[kernel]" {
+                    None
+                } else if let Some(list) = t
+                    .strip_prefix("#[kernel(instances(")
+                    .and_then(|rest| rest.strip_suffix("))]"))
+                {
+                    Some(instance_suffixes(list))
+                } else {
+                    continue;
+                };
+                let decl = lines[i + 1..].iter().find(|l| l.contains("fn ")).unwrap();
+                let name = decl
+                    .split("fn ")
+                    .nth(1)
+                    .unwrap()
+                    .split(['(', '<'])
+                    .next()
+                    .unwrap()
+                    .trim();
+                match instances {
+                    None => names.push(name.to_string()),
+                    Some(suffixes) => {
+                        assert!(!suffixes.is_empty(), "no instances in `{t}`");
+                        names.extend(suffixes.iter().map(|s| format!("{name}__{s}")));
+                    }
                 }
             }
         }
@@ -64,11 +81,68 @@ fn declared_kernels() -> Vec<String> {
     names
 }
 
+/// The symbol suffix of each instance in the list of `instances(...)`: `f32, (u8, f32)` gives
+/// `f32` and `u8_f32` (each character that cannot be in a symbol becomes one `_`).
+fn instance_suffixes(list: &str) -> Vec<String> {
+    // Split at the commas outside parentheses, angle brackets and square brackets.
+    let (mut items, mut depth, mut current) = (Vec::new(), 0i32, String::new());
+    for c in list.chars() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 {
+            items.push(std::mem::take(&mut current));
+        } else {
+            current.push(c);
+        }
+    }
+    items.push(current);
+    items
+        .iter()
+        .map(|item| item.trim())
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            let inner = item
+                .strip_prefix('(')
+                .and_then(|i| i.strip_suffix(')'))
+                .unwrap_or(item);
+            let mut out = String::new();
+            for c in inner.chars() {
+                if c.is_ascii_alphanumeric() {
+                    out.push(c);
+                } else if !out.ends_with('_') && !c.is_whitespace() {
+                    out.push('_');
+                }
+            }
+            out.trim_matches('_').to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn instance_suffixes_follow_the_macro() {
+    assert_eq!(instance_suffixes("f32, f64"), ["f32", "f64"]);
+    assert_eq!(
+        instance_suffixes("(u8, f32), (i32, f64)"),
+        ["u8_f32", "i32_f64"]
+    );
+    assert_eq!(instance_suffixes("[f32; 4], u8"), ["f32_4", "u8"]);
+}
+
 #[test]
 fn every_kernel_has_an_entry() {
     let entries: Vec<String> = entries().into_iter().map(|(n, _)| n).collect();
     let declared = declared_kernels();
     assert!(declared.len() >= 5, "found only {declared:?}");
+    // Generic kernels are found, one entry per instance.
+    for instance in ["scale__f32", "scale__f64", "max_pool2__u8", "widen__u8_f32"] {
+        assert!(
+            declared.iter().any(|n| n == instance),
+            "{instance} not in {declared:?}"
+        );
+    }
     for name in &declared {
         assert!(
             entries.contains(name),
@@ -98,6 +172,42 @@ fn entry_parameters_match_the_host_layout() {
     assert_eq!(
         params("vecadd"),
         [slice("vecadd", 0), slice("vecadd", 2), slice("vecadd", 4)].concat()
+    );
+    // A `#[repr(C)]` struct by value is a byte array of the host's size and alignment.
+    let (size, align) = (
+        std::mem::size_of::<kernels_nvptx::particles::SimParams>(),
+        std::mem::align_of::<kernels_nvptx::particles::SimParams>(),
+    );
+    assert_eq!(
+        params("integrate"),
+        [
+            slice("integrate", 0),
+            vec![format!(
+                ".param .align {align} .b8 integrate_param_2[{size}]"
+            )]
+        ]
+        .concat()
+    );
+    // Each instance of a generic kernel has its own parameter types.
+    assert_eq!(
+        params("scale__f64"),
+        [
+            vec![".param .f64 scale__f64_param_0".to_string()],
+            slice("scale__f64", 1)
+        ]
+        .concat()
+    );
+    assert_eq!(
+        params("widen__u8_f32"),
+        [
+            slice("widen__u8_f32", 0),
+            slice("widen__u8_f32", 2),
+            vec![
+                ".param .f32 widen__u8_f32_param_4".to_string(),
+                ".param .f32 widen__u8_f32_param_5".to_string()
+            ]
+        ]
+        .concat()
     );
     assert_eq!(
         params("saxpy"),

@@ -1067,10 +1067,43 @@ fn thread_sets_are_described_as_index_boxes() {
     );
     assert_eq!(
         describe_threads(&[0, 2, 4], block),
-        "threads (0, 0, 0), (2, 0, 0), (4, 0, 0)"
+        "threads (0..=4 step 2, 0, 0)"
     );
-    let many: Vec<usize> = (0..40).map(|i| i * 2).filter(|&r| r < 64).collect();
-    assert!(describe_threads(&many, block).ends_with(", ... (32 threads in all)"));
+    // Two indices at a distance are two boxes, not a strided run.
+    assert_eq!(
+        describe_threads(&[0, 5, 6, 7], block),
+        "threads (0, 0, 0), (5..8, 0, 0)"
+    );
+    assert_eq!(
+        describe_threads(&[0, 1, 2, 4, 6], block),
+        "threads (0..3, 0, 0), (4, 0, 0), (6, 0, 0)"
+    );
+    assert_eq!(
+        describe_threads(&[0, 1, 2, 3, 5, 7, 9], Dim3::new(16, 1, 1)),
+        "threads (0..4, 0, 0), (5..=9 step 2, 0, 0)"
+    );
+    // The even threads of every row and plane: one strided box.
+    let even: Vec<usize> = (0..64).filter(|r| r % 2 == 0).collect();
+    assert_eq!(
+        describe_threads(&even, block),
+        "threads (0..=6 step 2, 0..4, 0..2)"
+    );
+    // Lane 0 of every warp of a block of 1024.
+    let leaders: Vec<usize> = (0..1024).step_by(32).collect();
+    assert_eq!(
+        describe_threads(&leaders, Dim3::new(1024, 1, 1)),
+        "threads (0..=992 step 32, 0, 0)"
+    );
+    // Rows that all differ: too many boxes to spell out.
+    let scattered: Vec<usize> = (0..8)
+        .flat_map(|r| [r * 8 + r % 2, r * 8 + 5 + r % 3])
+        .collect();
+    let text = describe_threads(&scattered, block);
+    assert!(
+        text.starts_with("threads (0, 0, 0), (5, 0, 0), (1, 1, 0), (6, 1, 0),"),
+        "{text}"
+    );
+    assert!(text.ends_with(", ... (16 threads in all)"), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------

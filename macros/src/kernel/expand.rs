@@ -285,7 +285,9 @@ fn host_instance(kernel: &Kernel, inst: &Instance) -> TokenStream {
     let hints = arg_names
         .iter()
         .map(|n| quote!(::ferrocuda::KernelArg::device_hint(&#n)));
-    let binds = arg_names.iter().map(|n| quote!(binder.bind(#n)?;));
+    let binds = arg_names
+        .iter()
+        .map(|n| quote!(__ferrocuda_binder.bind(#n)?;));
     let entry_methods = if inst.types.is_empty() {
         quote! {
             impl #handle_ty {
@@ -381,13 +383,13 @@ fn host_instance(kernel: &Kernel, inst: &Instance) -> TokenStream {
                 #[doc = #launch_doc]
                 #[allow(clippy::too_many_arguments)]
                 pub fn launch<'a>(self, #(#arg_decls),*) -> ::ferrocuda::Result<()> {
-                    let mut binder = ::ferrocuda::__private::ArgBinder::new(
+                    let mut __ferrocuda_binder = ::ferrocuda::__private::ArgBinder::new(
                         self.config,
                         &INFO,
                         &[#(#hints),*],
                     )?;
                     #(#binds)*
-                    binder.launch()
+                    __ferrocuda_binder.launch()
                 }
             }
         };

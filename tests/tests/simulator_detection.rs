@@ -321,7 +321,8 @@ fn stencil_without_its_barrier_races() {
         // With host slices the launch waits for the kernel, so it returns the fault itself.
         let input = random_f32(&mut rng("stencil_race_host"), 200);
         let mut host_out = vec![SENTINEL; 200];
-        match launch!(stencil_missing_barrier[2, 128](&input, &mut host_out)) {
+        match launch!(stencil_missing_barrier[2, 128, &device.default_stream()](&input, &mut host_out))
+        {
             Err(Error::KernelFault {
                 kernel,
                 message: text,

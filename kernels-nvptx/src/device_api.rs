@@ -12,9 +12,6 @@ use ferrocuda::prelude::*;
 /// Block size of the shared-memory kernels with static arrays.
 pub const API_BLOCK: usize = 256;
 
-/// Number of bins of [`api_histogram_shared`].
-pub const API_BINS: usize = 256;
-
 /// Reverses each block's chunk of `input` into `output` through a static shared array
 /// (`output[start + k] = input[start + count - 1 - k]`). Blocks of at most 256 threads.
 #[kernel]
@@ -106,35 +103,6 @@ pub fn api_histogram_global(data: &[u32], bins: &mut [u32]) {
     if i < data.len() {
         let bin = data[i] as usize % bins.len();
         bins.atomic_add(bin, 1);
-    }
-}
-
-/// Counts `data[i] % 256` into `bins` (256 of them): a per-block histogram in shared memory
-/// with shared atomics, then merged into the global one. Any block size, any length.
-#[kernel]
-pub fn api_histogram_shared(data: &[u32], bins: &mut [u32]) {
-    let local = shared_array!(u32; API_BINS);
-    let t = thread_idx().x as usize;
-    let step = block_dim().x as usize;
-    let mut k = t;
-    while k < API_BINS {
-        local.set(k, 0);
-        k += step;
-    }
-    syncthreads();
-    let mut i = grid!(1);
-    while i < data.len() {
-        local.atomic_add(data[i] as usize % API_BINS, 1);
-        i += gridsize!(1);
-    }
-    syncthreads();
-    let mut k = t;
-    while k < API_BINS {
-        let count = local.get(k);
-        if count > 0 {
-            bins.atomic_add(k, count);
-        }
-        k += step;
     }
 }
 

@@ -4,41 +4,9 @@
 //! simulator and the GPU.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, rng};
+use ferrocuda_tests::{device_tests, rng, ulps32, ulps64};
 use kernels_nvptx::external_crates::{LIBM_RESULTS, libm_special, softplus};
 use rand::Rng;
-
-/// Distance in units in the last place between two `f32` (0 for two NaNs).
-fn ulps32(a: f32, b: f32) -> u64 {
-    if a == b || (a.is_nan() && b.is_nan()) {
-        return 0;
-    }
-    let key = |x: f32| {
-        let bits = x.to_bits() as i32;
-        if bits < 0 {
-            i32::MIN as i64 - bits as i64
-        } else {
-            bits as i64
-        }
-    };
-    (key(a) - key(b)).unsigned_abs()
-}
-
-/// Distance in units in the last place between two `f64` (0 for two NaNs).
-fn ulps64(a: f64, b: f64) -> u64 {
-    if a == b || (a.is_nan() && b.is_nan()) {
-        return 0;
-    }
-    let key = |x: f64| {
-        let bits = x.to_bits() as i64;
-        if bits < 0 {
-            i64::MIN as i128 - bits as i128
-        } else {
-            bits as i128
-        }
-    };
-    (key(a) - key(b)).unsigned_abs() as u64
-}
 
 /// `erf(x)` for `|x| <= 3` in `f64` from its Maclaurin series
 /// `2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1))`: accurate to about 1e-13, far below an

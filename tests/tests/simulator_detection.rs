@@ -11,10 +11,9 @@
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng};
-use kernels_nvptx::device_api::{
-    API_BINS, api_dynamic_block_sum, api_histogram_shared, api_shared_reverse,
-};
+use kernels_nvptx::device_api::{api_dynamic_block_sum, api_shared_reverse};
 use kernels_nvptx::faults::*;
+use kernels_nvptx::histogram::{BINS, histogram_shared};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -439,12 +438,12 @@ fn no_false_reports_on_correct_shared_memory_kernels() {
         }
         for (n, grid, block) in [(10_007usize, 7u32, 96u32), (5usize, 3, 1), (3001, 2, 1024)] {
             let data = random_u32(&mut rng, n, 1 << 16);
-            let mut bins = DeviceBuffer::<u32>::zeros(device, API_BINS).unwrap();
-            launch!(api_histogram_shared[grid, block](&data, &mut bins)).unwrap();
+            let mut bins = DeviceBuffer::<u32>::zeros(device, BINS).unwrap();
+            launch!(histogram_shared[grid, block](&data, &mut bins)).unwrap();
             device.synchronize().unwrap();
-            let mut expected = vec![0u32; API_BINS];
+            let mut expected = vec![0u32; BINS];
             for v in &data {
-                expected[*v as usize % API_BINS] += 1;
+                expected[*v as usize % BINS] += 1;
             }
             assert_eq!(
                 bins.to_vec().unwrap(),

@@ -6,7 +6,8 @@ cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
 nvcc -O3 -arch="$arch" -ptx vecadd.cu -o vecadd_cuda.ptx
 nvcc -O3 -arch="$arch" vecadd.cu -o launch_overhead
-cuda_launch=$(./launch_overhead 10000 7 | awk '/cuda_c_launch_us/ {print $2}')
+# The C program's <<<>>> cost: the median of three runs of it (each a median of 7 x 10,000).
+cuda_launch=$(for run in 1 2 3; do ./launch_overhead 10000 7 | awk '/cuda_c_launch_us/ {print $2}'; done | sort -g | sed -n 2p)
 ../examples/bench_foundation --cuda-ptx vecadd_cuda.ptx --cuda-launch-us "$cuda_launch"
 if [ -x ../examples/bench_kernels ]; then
   nvcc -O3 -arch="$arch" -ptx seed_kernels.cu -o seed_kernels.ptx

@@ -196,7 +196,6 @@ pub struct ArgBinder<'a> {
     config: LaunchConfig,
     info: &'static KernelInfo,
     device: Device,
-    stream: Stream,
     params: ParamBuffer,
     uploads: Vec<DeviceBuffer<u8>>,
     copy_backs: Vec<CopyBack<'a>>,
@@ -229,16 +228,11 @@ impl<'a> ArgBinder<'a> {
                 })?;
             }
         }
-        let stream = config
-            .stream
-            .clone()
-            .unwrap_or_else(|| device.default_stream());
         Ok(ArgBinder {
             params: ParamBuffer::with_capacity(hints.len()),
             config,
             info,
             device,
-            stream,
             uploads: Vec::new(),
             copy_backs: Vec::new(),
             waits_for_kernel: false,
@@ -356,7 +350,10 @@ impl<'a> ArgBinder<'a> {
                 (g.x, g.y, g.z),
                 (b.x, b.y, b.z),
                 self.config.shared_mem_bytes,
-                self.stream.raw(),
+                match &self.config.stream {
+                    Some(stream) => stream.raw(),
+                    None => cuda.default_stream.cu_stream(),
+                },
                 &mut pointers,
             )
         }
@@ -365,7 +362,10 @@ impl<'a> ArgBinder<'a> {
         if !self.waits_for_kernel {
             return Ok(());
         }
-        self.stream.synchronize()?;
+        match &self.config.stream {
+            Some(stream) => stream.synchronize()?,
+            None => self.device.default_stream().synchronize()?,
+        }
         for copy in self.copy_backs.drain(..) {
             let CopyBack { device_copy, host } = copy;
             // SAFETY: same length as uploaded.

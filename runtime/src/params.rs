@@ -1,37 +1,50 @@
 //! The parameter buffer of one launch: each parameter's bytes, as the device entry expects them.
 
+use smallvec::SmallVec;
+
 /// The bytes of a launch's parameters, written by the launcher and read by the GPU driver or the
-/// simulator.
+/// simulator. The parameters of most kernels (up to 256 bytes, 16 parameters) are kept inline,
+/// so a launch allocates nothing on the heap.
 #[derive(Default)]
 pub(crate) struct ParamBuffer {
-    bytes: Vec<u8>,
-    offsets: Vec<usize>,
+    /// The bytes, in 8-byte words (`cuLaunchKernel` copies each parameter from its address, so
+    /// alignment beyond that does not matter).
+    words: SmallVec<[u64; 32]>,
+    /// Bytes in use.
+    len: usize,
+    offsets: SmallVec<[usize; 16]>,
 }
 
 impl ParamBuffer {
     pub(crate) fn with_capacity(params: usize) -> Self {
         ParamBuffer {
-            bytes: Vec::with_capacity(params * 16),
-            offsets: Vec::with_capacity(params),
+            words: SmallVec::with_capacity(params * 2),
+            len: 0,
+            offsets: SmallVec::with_capacity(params),
         }
     }
 
     /// Appends one parameter's value.
     pub(crate) fn push<T: Copy>(&mut self, value: T) {
         let align = std::mem::align_of::<T>().max(8);
-        let offset = self.bytes.len().next_multiple_of(align);
-        self.bytes.resize(offset + std::mem::size_of::<T>(), 0);
-        // SAFETY: the range was just reserved; the write is unaligned-safe.
+        let offset = self.len.next_multiple_of(align);
+        let end = offset + std::mem::size_of::<T>();
+        self.words.resize(end.div_ceil(8), 0);
+        // SAFETY: `offset..end` lies inside `words`; the write is unaligned-safe.
         unsafe {
-            std::ptr::write_unaligned(self.bytes.as_mut_ptr().add(offset).cast::<T>(), value);
+            std::ptr::write_unaligned(
+                self.words.as_mut_ptr().cast::<u8>().add(offset).cast::<T>(),
+                value,
+            );
         }
+        self.len = end;
         self.offsets.push(offset);
     }
 
     /// One pointer per parameter, as `cuLaunchKernel` takes them.
-    pub(crate) fn pointers(&mut self) -> Vec<*mut std::ffi::c_void> {
-        let base = self.bytes.as_mut_ptr();
-        // SAFETY: every offset is inside `bytes`.
+    pub(crate) fn pointers(&mut self) -> SmallVec<[*mut std::ffi::c_void; 16]> {
+        let base = self.words.as_mut_ptr().cast::<u8>();
+        // SAFETY: every offset is inside `words`.
         self.offsets
             .iter()
             .map(|&o| unsafe { base.add(o).cast() })
@@ -57,8 +70,17 @@ impl ParamReader<'_> {
     /// `T` must be the type the launcher wrote for that parameter.
     pub unsafe fn get<T>(&self, index: usize) -> T {
         let offset = self.buffer.offsets[index];
-        assert!(offset + std::mem::size_of::<T>() <= self.buffer.bytes.len());
+        assert!(offset + std::mem::size_of::<T>() <= self.buffer.len);
         // SAFETY: in bounds (checked above); the caller guarantees the type.
-        unsafe { std::ptr::read_unaligned(self.buffer.bytes.as_ptr().add(offset).cast::<T>()) }
+        unsafe {
+            std::ptr::read_unaligned(
+                self.buffer
+                    .words
+                    .as_ptr()
+                    .cast::<u8>()
+                    .add(offset)
+                    .cast::<T>(),
+            )
+        }
     }
 }

@@ -260,6 +260,7 @@ impl<'a> ArgBinder<'a> {
         self.params.push(value);
     }
 
+    #[inline]
     pub(crate) fn push_device_slice(
         &mut self,
         device: &Device,

@@ -25,11 +25,16 @@ impl ParamBuffer {
     }
 
     /// Appends one parameter's value.
+    #[inline]
     pub(crate) fn push<T: Copy>(&mut self, value: T) {
         let align = std::mem::align_of::<T>().max(8);
         let offset = self.len.next_multiple_of(align);
         let end = offset + std::mem::size_of::<T>();
-        self.words.resize(end.div_ceil(8), 0);
+        // Grow a word at a time: most parameters are one word, and `push` is cheaper than
+        // `resize` on the launch path.
+        while self.words.len() < end.div_ceil(8) {
+            self.words.push(0);
+        }
         // SAFETY: `offset..end` lies inside `words`; the write is unaligned-safe.
         unsafe {
             std::ptr::write_unaligned(

@@ -282,6 +282,7 @@ impl Device {
         self.inner.id
     }
 
+    #[inline]
     pub(crate) fn same_as(&self, other: &Device) -> bool {
         self.inner.id == other.inner.id
     }
@@ -341,6 +342,7 @@ impl Device {
     }
 
     /// Errors unless `other` is this device.
+    #[inline]
     pub(crate) fn expect_same(&self, other: &Device, what: impl FnOnce() -> String) -> Result<()> {
         if self.same_as(other) {
             Ok(())

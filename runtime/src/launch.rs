@@ -206,6 +206,7 @@ pub struct ArgBinder<'a> {
 
 impl<'a> ArgBinder<'a> {
     /// Chooses the device: the stream's, else the first device argument's, else the default.
+    #[inline]
     pub fn new(
         config: LaunchConfig,
         info: &'static KernelInfo,
@@ -229,7 +230,7 @@ impl<'a> ArgBinder<'a> {
             }
         }
         Ok(ArgBinder {
-            params: ParamBuffer::with_capacity(hints.len()),
+            params: ParamBuffer::default(),
             config,
             info,
             device,

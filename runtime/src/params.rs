@@ -3,30 +3,34 @@
 use smallvec::SmallVec;
 
 /// The bytes of a launch's parameters, written by the launcher and read by the GPU driver or the
-/// simulator. The parameters of most kernels (up to 256 bytes, 16 parameters) are kept inline,
+/// simulator. The parameters of most kernels (up to 128 bytes, 16 parameters) are kept inline,
 /// so a launch allocates nothing on the heap.
 #[derive(Default)]
 pub(crate) struct ParamBuffer {
     /// The bytes, in 8-byte words (`cuLaunchKernel` copies each parameter from its address, so
     /// alignment beyond that does not matter).
-    words: SmallVec<[u64; 32]>,
+    words: SmallVec<[u64; 16]>,
     /// Bytes in use.
     len: usize,
-    offsets: SmallVec<[usize; 16]>,
+    offsets: SmallVec<[u32; 16]>,
 }
 
 impl ParamBuffer {
-    pub(crate) fn with_capacity(params: usize) -> Self {
-        ParamBuffer {
-            words: SmallVec::with_capacity(params * 2),
-            len: 0,
-            offsets: SmallVec::with_capacity(params),
-        }
-    }
-
     /// Appends one parameter's value.
     #[inline]
     pub(crate) fn push<T: Copy>(&mut self, value: T) {
+        if std::mem::size_of::<T>() == 8 && std::mem::align_of::<T>() <= 8 {
+            // One word (slice addresses and lengths, most scalars): the common case, appended
+            // directly at the next word boundary (`words` always holds `len` bytes rounded up).
+            let offset = self.words.len() * 8;
+            debug_assert_eq!(offset, self.len.next_multiple_of(8));
+            // SAFETY: `T` is 8 bytes of plain data.
+            self.words
+                .push(unsafe { std::mem::transmute_copy::<T, u64>(&value) });
+            self.len = offset + 8;
+            self.offsets.push(offset as u32);
+            return;
+        }
         let align = std::mem::align_of::<T>().max(8);
         let offset = self.len.next_multiple_of(align);
         let end = offset + std::mem::size_of::<T>();
@@ -43,7 +47,8 @@ impl ParamBuffer {
             );
         }
         self.len = end;
-        self.offsets.push(offset);
+        // Kernel parameters are limited to a few KiB, far below u32::MAX.
+        self.offsets.push(offset as u32);
     }
 
     /// One pointer per parameter, as `cuLaunchKernel` takes them.
@@ -52,7 +57,7 @@ impl ParamBuffer {
         // SAFETY: every offset is inside `words`.
         self.offsets
             .iter()
-            .map(|&o| unsafe { base.add(o).cast() })
+            .map(|&o| unsafe { base.add(o as usize).cast() })
             .collect()
     }
 
@@ -74,7 +79,7 @@ impl ParamReader<'_> {
     /// # Safety
     /// `T` must be the type the launcher wrote for that parameter.
     pub unsafe fn get<T>(&self, index: usize) -> T {
-        let offset = self.buffer.offsets[index];
+        let offset = self.buffer.offsets[index] as usize;
         assert!(offset + std::mem::size_of::<T>() <= self.buffer.len);
         // SAFETY: in bounds (checked above); the caller guarantees the type.
         unsafe {

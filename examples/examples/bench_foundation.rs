@@ -6,9 +6,8 @@
 //! kernels run in this process on the same buffers, alternating, each timed with CUDA events;
 //! the table reports medians.
 
-use ferrocuda::cudarc::driver::result;
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, median, random_f32, required_arg};
+use ferrocuda_examples::{ExampleResult, launch_raw, median, param, random_f32, required_arg};
 use kernels_nvptx::elementwise::vecadd;
 use std::time::Instant;
 
@@ -32,28 +31,15 @@ fn main() -> ExampleResult {
     let (grid, block) = (n.div_ceil(256) as u32, 256u32);
     let (a_ptr, b_ptr, c_ptr, n_u64) = (a.device_ptr(), b.device_ptr(), c.device_ptr(), n as u64);
     let launch_cuda = || -> ferrocuda::Result<()> {
-        let mut params = [
-            &a_ptr as *const u64 as *mut std::ffi::c_void,
-            &b_ptr as *const u64 as *mut _,
-            &c_ptr as *const u64 as *mut _,
-            &n_u64 as *const u64 as *mut _,
-        ];
         // SAFETY: the parameters match vecadd_cuda's signature; the buffers outlive the launch.
         unsafe {
-            result::launch_kernel(
-                cuda_vecadd.cu_function(),
+            launch_raw(
+                &cuda_vecadd,
                 (grid, 1, 1),
                 (block, 1, 1),
-                0,
-                std::ptr::null_mut(),
-                &mut params,
+                &mut [param(&a_ptr), param(&b_ptr), param(&c_ptr), param(&n_u64)],
             )
         }
-        .map_err(|e| ferrocuda::Error::Driver {
-            call: "cuLaunchKernel",
-            name: format!("{e:?}"),
-            description: String::new(),
-        })
     };
     let (start, end) = (Event::new(&device)?, Event::new(&device)?);
     let mut ours = Vec::new();
@@ -91,28 +77,20 @@ fn main() -> ExampleResult {
     let mut tiny_c = DeviceBuffer::<f32>::zeros(&device, 32)?;
     let (ta_ptr, tc_ptr, tiny_n) = (tiny_a.device_ptr(), tiny_c.device_ptr(), 32u64);
     let raw_tiny = || -> ferrocuda::Result<()> {
-        let mut params = [
-            &ta_ptr as *const u64 as *mut std::ffi::c_void,
-            &ta_ptr as *const u64 as *mut _,
-            &tc_ptr as *const u64 as *mut _,
-            &tiny_n as *const u64 as *mut _,
-        ];
         // SAFETY: the parameters match vecadd_cuda's signature; the buffers outlive the launch.
         unsafe {
-            result::launch_kernel(
-                cuda_vecadd.cu_function(),
+            launch_raw(
+                &cuda_vecadd,
                 (1, 1, 1),
                 (32, 1, 1),
-                0,
-                std::ptr::null_mut(),
-                &mut params,
+                &mut [
+                    param(&ta_ptr),
+                    param(&ta_ptr),
+                    param(&tc_ptr),
+                    param(&tiny_n),
+                ],
             )
         }
-        .map_err(|e| ferrocuda::Error::Driver {
-            call: "cuLaunchKernel",
-            name: format!("{e:?}"),
-            description: String::new(),
-        })
     };
     // ferrocuda's own vecadd entry, launched with the raw driver call: the same kernel as ours,
     // so the difference from ours is the host cost of `launch!` alone.
@@ -121,30 +99,22 @@ fn main() -> ExampleResult {
     ))?;
     let ours_vecadd = ours_module.load_function("vecadd")?;
     let raw_ours = || -> ferrocuda::Result<()> {
-        let mut params = [
-            &ta_ptr as *const u64 as *mut std::ffi::c_void,
-            &tiny_n as *const u64 as *mut _,
-            &ta_ptr as *const u64 as *mut _,
-            &tiny_n as *const u64 as *mut _,
-            &tc_ptr as *const u64 as *mut _,
-            &tiny_n as *const u64 as *mut _,
-        ];
         // SAFETY: vecadd's entry takes (pointer, length) for each of its three slices.
         unsafe {
-            result::launch_kernel(
-                ours_vecadd.cu_function(),
+            launch_raw(
+                &ours_vecadd,
                 (1, 1, 1),
                 (32, 1, 1),
-                0,
-                std::ptr::null_mut(),
-                &mut params,
+                &mut [
+                    param(&ta_ptr),
+                    param(&tiny_n),
+                    param(&ta_ptr),
+                    param(&tiny_n),
+                    param(&tc_ptr),
+                    param(&tiny_n),
+                ],
             )
         }
-        .map_err(|e| ferrocuda::Error::Driver {
-            call: "cuLaunchKernel",
-            name: format!("{e:?}"),
-            description: String::new(),
-        })
     };
     for _ in 0..100 {
         launch!(vecadd[1, 32](&tiny_a, &tiny_a, &mut tiny_c))?;

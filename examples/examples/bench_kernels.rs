@@ -10,12 +10,11 @@
 use ferrocuda::cudarc::driver::sys::CUfunction_attribute;
 use ferrocuda::cudarc::driver::{CudaFunction, result};
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, median, random_f32, required_arg};
+use ferrocuda_examples::{ExampleResult, launch_raw, median, param as p, random_f32, required_arg};
 use kernels_nvptx::histogram::histogram_shared;
 use kernels_nvptx::matmul_tiled::{matmul_tiled, matmul_tiled_unchecked};
 use kernels_nvptx::reduce::sum_warp_shuffle;
 use kernels_nvptx::transpose::transpose_tiled32;
-use std::ffi::c_void;
 
 /// Times `ours` and `theirs` alternately: (median ms of ours, median ms of theirs).
 fn time_pair(
@@ -42,35 +41,6 @@ fn time_pair(
         }
     }
     Ok((median(a), median(b)))
-}
-
-/// Launches a CUDA C kernel with raw parameter values.
-fn launch_raw(
-    f: &CudaFunction,
-    grid: (u32, u32, u32),
-    block: (u32, u32, u32),
-    params: &mut [*mut c_void],
-) -> ferrocuda::Result<()> {
-    // SAFETY: each caller passes the parameters of the CUDA C kernel it names.
-    unsafe {
-        result::launch_kernel(
-            f.cu_function(),
-            grid,
-            block,
-            0,
-            std::ptr::null_mut(),
-            params,
-        )
-    }
-    .map_err(|e| ferrocuda::Error::Driver {
-        call: "cuLaunchKernel",
-        name: format!("{e:?}"),
-        description: String::new(),
-    })
-}
-
-fn p<T>(value: &T) -> *mut c_void {
-    value as *const T as *mut c_void
 }
 
 fn registers(f: &CudaFunction) -> String {
@@ -111,12 +81,15 @@ fn main() -> ExampleResult {
         10,
         || launch!(matmul_tiled[grid, (16, 16)](&a, &b, &mut c1, nn, nn, nn)),
         || {
-            launch_raw(
-                &f,
-                (grid.0, grid.1, 1),
-                (16, 16, 1),
-                &mut [p(&pa), p(&pb), p(&pc), p(&nn), p(&nn), p(&nn)],
-            )
+            // SAFETY: the parameters are the CUDA C kernel's, on live buffers.
+            unsafe {
+                launch_raw(
+                    &f,
+                    (grid.0, grid.1, 1),
+                    (16, 16, 1),
+                    &mut [p(&pa), p(&pb), p(&pc), p(&nn), p(&nn), p(&nn)],
+                )
+            }
         },
     )?;
     let (r1, r2) = (c1.to_vec()?, c2.to_vec()?);
@@ -172,12 +145,15 @@ fn main() -> ExampleResult {
         20,
         || launch!(transpose_tiled32[grid, (32, 8)](&input, &mut t1, nn, nn)),
         || {
-            launch_raw(
-                &f,
-                (grid.0, grid.1, 1),
-                (32, 8, 1),
-                &mut [p(&pi), p(&po), p(&nn), p(&nn)],
-            )
+            // SAFETY: the parameters are the CUDA C kernel's, on live buffers.
+            unsafe {
+                launch_raw(
+                    &f,
+                    (grid.0, grid.1, 1),
+                    (32, 8, 1),
+                    &mut [p(&pi), p(&po), p(&nn), p(&nn)],
+                )
+            }
         },
     )?;
     if t1.to_vec()? != t2.to_vec()? {
@@ -221,12 +197,15 @@ fn main() -> ExampleResult {
         let x = start.elapsed_ms(&end)? as f64;
         h2.copy_from(&zeros)?;
         start.record(&stream)?;
-        launch_raw(
-            &f,
-            (blocks, 1, 1),
-            (256, 1, 1),
-            &mut [p(&pd), p(&nn), p(&ph)],
-        )?;
+        // SAFETY: the parameters are the CUDA C kernel's, on live buffers.
+        unsafe {
+            launch_raw(
+                &f,
+                (blocks, 1, 1),
+                (256, 1, 1),
+                &mut [p(&pd), p(&nn), p(&ph)],
+            )
+        }?;
         end.record(&stream)?;
         end.synchronize()?;
         let y = start.elapsed_ms(&end)? as f64;

@@ -82,3 +82,38 @@ pub fn required_arg(name: &str, what: &str) -> Result<String, String> {
         .cloned()
         .ok_or_else(|| format!("{name} <{what}> is required"))
 }
+
+/// Launches `function` on the default stream with the raw driver call (`cuLaunchKernel`), for
+/// the benchmarks' CUDA C references and raw-launch baselines.
+///
+/// # Safety
+/// `params` must point to one value per entry parameter of `function`, of the entry's types, and
+/// every device pointer among them must stay valid until the kernel has run.
+pub unsafe fn launch_raw(
+    function: &ferrocuda::cudarc::driver::CudaFunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    params: &mut [*mut std::ffi::c_void],
+) -> ferrocuda::Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        ferrocuda::cudarc::driver::result::launch_kernel(
+            function.cu_function(),
+            grid,
+            block,
+            0,
+            std::ptr::null_mut(),
+            params,
+        )
+    }
+    .map_err(|e| ferrocuda::Error::Driver {
+        call: "cuLaunchKernel",
+        name: format!("{e:?}"),
+        description: String::new(),
+    })
+}
+
+/// The address of a kernel parameter's value, as [`launch_raw`] takes it.
+pub fn param<T>(value: &T) -> *mut std::ffi::c_void {
+    value as *const T as *mut std::ffi::c_void
+}

@@ -7,13 +7,10 @@
 
 ferrocuda::ptx_module!();
 
-pub mod busy;
 pub mod constant_memory;
-pub mod device_api;
 pub mod dynamic_shared;
 pub mod elementwise;
 pub mod external_crates;
-pub mod faults;
 pub mod generic;
 pub mod histogram;
 pub mod image;

@@ -1,12 +1,12 @@
-//! The kernel-side API (`kernels_nvptx::device_api`) against CPU references: shared memory,
+//! The kernel-side API (`test_kernels::device_api`) against CPU references: shared memory,
 //! atomics, warp operations, math, printing, constant memory and matrix views, on random inputs
 //! whose sizes are not multiples of the block, on the simulator and the GPU.
 
 use ferrocuda::KernelPanic;
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng, ulps32, ulps64};
-use kernels_nvptx::device_api::*;
 use rand::Rng;
+use test_kernels::device_api::*;
 
 /// A GPU reports a kernel panic to whichever thread synchronizes next, so on the GPU the tests
 /// of this file (some of which make kernels panic) take turns.

@@ -4,7 +4,7 @@
 use ferrocuda::KernelPanic;
 use ferrocuda::prelude::*;
 use ferrocuda_tests::device_tests;
-use kernels_nvptx::faults::{assert_non_negative, explicit_panic, index_out_of_bounds};
+use test_kernels::faults::{assert_non_negative, explicit_panic, index_out_of_bounds};
 
 /// A GPU reports a panic to the next synchronization of the device from any thread, so the
 /// tests that make kernels panic take turns.
@@ -23,7 +23,7 @@ fn expect_panic(result: ferrocuda::Result<()>) -> KernelPanic {
 
 /// The line of the first occurrence of `needle` in the kernels' `faults.rs`.
 fn line_of(needle: &str) -> u32 {
-    let source = include_str!("../../kernels-nvptx/src/faults.rs");
+    let source = include_str!("../kernels/src/faults.rs");
     source
         .lines()
         .position(|l| l.contains(needle))

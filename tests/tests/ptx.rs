@@ -1,18 +1,34 @@
-//! The PTX of the kernel crate: every `#[kernel]` has an `.entry` with the parameter list the
-//! host writes, and NVIDIA's assembler accepts the module for sm_70 and sm_90 (when ptxas is
-//! present: `scripts/fetch-ptxas.sh` puts it in `.tools/ptxas/`, and CI runs that first).
+//! The PTX of the kernel crates (the tutorial kernels of `kernels-nvptx` and the test kernels of
+//! `tests/kernels`): every `#[kernel]` has an `.entry` with the parameter list the host writes,
+//! and NVIDIA's assembler accepts each module for sm_70 and sm_90 (when ptxas is present:
+//! `scripts/fetch-ptxas.sh` puts it in `.tools/ptxas/`, and CI runs that first).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Each kernel crate: its source folder (relative to this crate) and its PTX.
+fn modules() -> [(&'static str, &'static str); 2] {
+    [
+        (
+            "../kernels-nvptx/src",
+            kernels_nvptx::__FERROCUDA_MODULE.ptx,
+        ),
+        ("kernels/src", test_kernels::__FERROCUDA_MODULE.ptx),
+    ]
+}
 
 fn ptx() -> &'static str {
     kernels_nvptx::__FERROCUDA_MODULE.ptx
 }
 
-/// `(name, params)` of every `.entry` in the module; params as `.param` declarations.
+/// `(name, params)` of every `.entry` in the tutorial module; params as `.param` declarations.
 fn entries() -> Vec<(String, Vec<String>)> {
+    entries_of(ptx())
+}
+
+/// `(name, params)` of every `.entry` in `text`.
+fn entries_of(text: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
-    let text = ptx();
     let mut rest = text;
     while let Some(pos) = rest.find(".entry ") {
         let after = &rest[pos + ".entry ".len()..];
@@ -33,8 +49,8 @@ fn entries() -> Vec<(String, Vec<String>)> {
 /// Entry names of the kernels declared with `#[kernel]` in the kernel crate's sources: the
 /// function's name, or for a generic kernel (`#[kernel(instances(f32, (u8, f32)))]`) one name
 /// per instance, `name__f32`, `name__u8_f32`.
-fn declared_kernels() -> Vec<String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels-nvptx/src");
+fn declared_kernels(folder: &str) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut names = Vec::new();
     let mut stack = vec![src];
     while let Some(dir) = stack.pop() {
@@ -133,15 +149,23 @@ fn instance_suffixes_follow_the_macro() {
 
 #[test]
 fn every_kernel_has_an_entry() {
-    let entries: Vec<String> = entries().into_iter().map(|(n, _)| n).collect();
-    let declared = declared_kernels();
-    assert!(declared.len() >= 5, "found only {declared:?}");
-    // Generic kernels are found, one entry per instance.
-    for instance in ["scale__f32", "scale__f64", "max_pool2__u8", "widen__u8_f32"] {
-        assert!(
-            declared.iter().any(|n| n == instance),
-            "{instance} not in {declared:?}"
-        );
+    for (folder, ptx) in modules() {
+        every_kernel_of_has_an_entry(folder, ptx);
+    }
+}
+
+fn every_kernel_of_has_an_entry(folder: &str, ptx: &str) {
+    let entries: Vec<String> = entries_of(ptx).into_iter().map(|(n, _)| n).collect();
+    let declared = declared_kernels(folder);
+    assert!(declared.len() >= 5, "found only {declared:?} in {folder}");
+    if folder.contains("kernels-nvptx") {
+        // Generic kernels are found, one entry per instance.
+        for instance in ["scale__f32", "scale__f64", "max_pool2__u8", "widen__u8_f32"] {
+            assert!(
+                declared.iter().any(|n| n == instance),
+                "{instance} not in {declared:?}"
+            );
+        }
     }
     for name in &declared {
         assert!(
@@ -233,10 +257,12 @@ fn entry_parameters_match_the_host_layout() {
 
 #[test]
 fn module_records_device_panics() {
-    assert!(
-        ptx().contains("FERROCUDA_PANIC_RECORD"),
-        "the panic record global is missing"
-    );
+    for (folder, ptx) in modules() {
+        assert!(
+            ptx.contains("FERROCUDA_PANIC_RECORD"),
+            "the panic record global is missing from the module of {folder}"
+        );
+    }
 }
 
 fn ptxas() -> Option<PathBuf> {
@@ -263,10 +289,20 @@ fn ptxas_accepts_the_module_for_sm70_and_sm90() {
     };
     let dir = std::env::temp_dir().join(format!("ferrocuda-ptx-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("kernels.ptx");
-    std::fs::write(&file, ptx()).unwrap();
-    for arch in ["sm_70", "sm_90"] {
-        let output = Command::new(&ptxas)
+    for (i, (folder, ptx)) in modules().into_iter().enumerate() {
+        let file = dir.join(format!("kernels{i}.ptx"));
+        std::fs::write(&file, ptx).unwrap();
+        for arch in ["sm_70", "sm_90"] {
+            assemble(&ptxas, &file, arch, folder);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Runs ptxas on one module for one architecture; fails on a rejection or a spill.
+fn assemble(ptxas: &Path, file: &Path, arch: &str, folder: &str) {
+    {
+        let output = Command::new(ptxas)
             .args([
                 &format!("-arch={arch}"),
                 "-v",
@@ -279,7 +315,7 @@ fn ptxas_accepts_the_module_for_sm70_and_sm90() {
         let log = String::from_utf8_lossy(&output.stderr);
         assert!(
             output.status.success(),
-            "ptxas -arch={arch} rejected the module:\n{log}"
+            "ptxas -arch={arch} rejected the module of {folder}:\n{log}"
         );
         for line in log.lines().filter(|l| l.contains("spill stores")) {
             assert!(
@@ -287,7 +323,6 @@ fn ptxas_accepts_the_module_for_sm70_and_sm90() {
                 "a kernel spills registers:\n{log}"
             );
         }
-        eprintln!("ptxas -arch={arch}: ok");
+        eprintln!("ptxas -arch={arch} {folder}: ok");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,6 +1,6 @@
 //! The CPU simulator turns the bugs that hang a GPU or silently corrupt its shared memory into
 //! errors: a divergent `syncthreads`, a thread returning before a barrier the others wait at, and
-//! data races on shared memory (the broken kernels of `kernels_nvptx::faults`).
+//! data races on shared memory (the broken kernels of `test_kernels::faults`).
 //!
 //! Each report is checked word for word: the kernel, the block, the threads (as index boxes) and
 //! the source locations involved. Each faulty launch must end within a time limit instead of
@@ -11,18 +11,18 @@
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng};
-use kernels_nvptx::device_api::{api_dynamic_block_sum, api_shared_reverse};
-use kernels_nvptx::faults::*;
 use kernels_nvptx::histogram::{BINS, histogram_shared};
 use std::sync::mpsc;
 use std::time::Duration;
+use test_kernels::device_api::{api_dynamic_block_sum, api_shared_reverse};
+use test_kernels::faults::*;
 
 /// How long a faulty launch may take before the test calls it a hang (a GPU would hang for
 /// ever; the simulator should answer in milliseconds).
 const HANG_LIMIT: Duration = Duration::from_secs(60);
 
 /// The kernel source file, as the simulator names it in locations.
-const FAULTS_FILE: &str = "kernels-nvptx/src/faults.rs";
+const FAULTS_FILE: &str = "tests/kernels/src/faults.rs";
 
 /// A value no kernel writes: what the elements a faulty launch never reached still hold.
 const SENTINEL: f32 = -7.5;
@@ -74,7 +74,7 @@ fn expect_fault(device: &Device, kernel: &str) -> String {
 /// Rust locates a function call at its name, a method call at the method's name (`get(0)` of
 /// `flag.get(0)`) and an index expression at its bracket (`[t]` of `tile[t]`).
 fn site(kernel: &str, needle: &str, nth: usize) -> String {
-    let source = include_str!("../../kernels-nvptx/src/faults.rs");
+    let source = include_str!("../kernels/src/faults.rs");
     let lines: Vec<&str> = source.lines().collect();
     let header = format!("pub fn {kernel}(");
     let start = lines

@@ -7,7 +7,7 @@
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, random_u32, rng};
-use kernels_nvptx::busy::{lcg_rounds, lcg_step, xor_into};
+use test_kernels::busy::{lcg_rounds, lcg_step, xor_into};
 
 /// Elements per test: not a multiple of the block.
 fn len(device: &Device) -> usize {

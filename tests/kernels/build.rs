@@ -1,0 +1,3 @@
+fn main() {
+    nvptx_builder::build()
+}

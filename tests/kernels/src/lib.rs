@@ -1,0 +1,14 @@
+//! Kernels that exist only for ferrocuda's own tests, kept apart from the tutorial kernels of
+//! `kernels-nvptx`: broken kernels the simulator must catch and panicking kernels (`faults`),
+//! kernels that keep a GPU busy for the stream-ordering tests (`busy`), and one kernel per
+//! device-API function checked against a CPU reference (`device_api`).
+//!
+//! Compiled twice, like every kernel crate: for `nvptx64-nvidia-cuda` by `build.rs`, and for the
+//! host, where every `#[kernel]` becomes a launchable handle.
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
+
+ferrocuda::ptx_module!();
+
+pub mod busy;
+pub mod device_api;
+pub mod faults;

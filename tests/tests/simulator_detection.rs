@@ -45,20 +45,16 @@ fn without_hanging<T: Send + 'static>(body: impl FnOnce(&Device) -> T + Send + '
 }
 
 /// The fault a launch reported at the next synchronization: asserts it is reported exactly once
-/// and names `kernel`; returns the message (and checks the error's text is `kernel: message`).
+/// and names `kernel`; returns the message (the error's text after `kernel `name`: `).
 fn expect_fault(device: &Device, kernel: &str) -> String {
     match device.synchronize() {
-        Err(error @ Error::KernelFault { .. }) => {
-            let text = error.to_string();
-            let Error::KernelFault {
-                kernel: name,
-                message,
-            } = error
-            else {
-                unreachable!()
-            };
-            assert_eq!(name, kernel);
-            assert_eq!(text, format!("kernel `{kernel}`: {message}"));
+        Err(Error::SimulatorFault(fault)) => {
+            assert_eq!(fault.kernel(), kernel);
+            let text = fault.to_string();
+            let message = text
+                .strip_prefix(&format!("kernel `{kernel}`: "))
+                .expect("the text starts with the kernel")
+                .to_string();
             // Reported once: the next synchronization is clean.
             device
                 .synchronize()
@@ -322,12 +318,12 @@ fn stencil_without_its_barrier_races() {
         let mut host_out = vec![SENTINEL; 200];
         match launch!(stencil_missing_barrier[2, 128, &device.default_stream()](&input, &mut host_out))
         {
-            Err(Error::KernelFault {
-                kernel,
-                message: text,
-            }) => {
-                assert_eq!(kernel, "stencil_missing_barrier");
-                assert_eq!(text, message);
+            Err(Error::SimulatorFault(fault)) => {
+                assert_eq!(fault.kernel(), "stencil_missing_barrier");
+                assert_eq!(
+                    fault.to_string(),
+                    format!("kernel `stencil_missing_barrier`: {message}")
+                );
             }
             other => panic!("expected the race from the launch, got {other:?}"),
         }

@@ -2,16 +2,17 @@
 //! device API does.
 
 use super::Simulator;
-use super::report::describe_threads;
 use super::warp::shuffle_source;
 use crate::Dim3;
 use crate::device::abi::SliceAbi;
 use crate::device::sim::{self, BarrierOp, SharedSite, ShuffleKind, WarpOp};
 use crate::device::{block_dim, block_idx, thread_idx};
-use crate::error::{Error, Result};
-use crate::kernel::{KernelInfo, PtxModule};
-use crate::launch::LaunchConfig;
-use crate::params::{ParamBuffer, ParamReader};
+use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::fault::{SimulatorFault, SourceSite, ThreadActivity, ThreadGroup};
+use crate::vocabulary::kernel::{KernelInfo, PtxModule};
+use crate::vocabulary::params::{ParamBuffer, ParamReader};
+use crate::vocabulary::shape::LaunchShape;
+use crate::vocabulary::thread_set::describe_threads;
 use std::panic::Location;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -139,16 +140,22 @@ fn launch(
     shared: u32,
     params: &ParamBuffer,
 ) -> Result<()> {
-    let mut config = LaunchConfig::new(grid, block);
+    let mut config = LaunchShape::new(grid, block);
     config.shared_mem_bytes = shared;
     sim.launch(info, &config, &params.reader())
 }
 
-/// The message of a `KernelFault`.
+/// The message of a simulator fault, without the `kernel `name`: ` prefix.
 fn fault_message(result: Result<()>) -> String {
     match result {
-        Err(Error::KernelFault { message, .. }) => message,
-        other => panic!("expected a kernel fault, got {other:?}"),
+        Err(Error::SimulatorFault(fault)) => {
+            let text = fault.to_string();
+            let prefix = format!("kernel `{}`: ", fault.kernel());
+            text.strip_prefix(&prefix)
+                .expect("the kernel prefix")
+                .to_string()
+        }
+        other => panic!("expected a simulator fault, got {other:?}"),
     }
 }
 
@@ -318,15 +325,46 @@ static EARLY_RETURN: KernelInfo = KernelInfo::new("early_return", &MODULE, early
 fn early_return_before_a_barrier_is_a_divergent_barrier() {
     let sim = Simulator::new();
     let result = launch(&sim, &EARLY_RETURN, 2, 32, 0, &ParamBuffer::default());
-    let Err(Error::KernelFault { kernel, message }) = result else {
+    let Err(Error::SimulatorFault(fault)) = result else {
         panic!("expected a fault: {result:?}")
     };
+    let site = *EARLY_RETURN_SITE.get().expect("reached");
+    let SimulatorFault::DivergentBarrier {
+        kernel,
+        block,
+        block_dim,
+        groups,
+    } = &fault
+    else {
+        panic!("expected a divergent barrier: {fault:?}")
+    };
     assert_eq!(kernel, "early_return");
-    let site = EARLY_RETURN_SITE.get().expect("reached");
     assert_eq!(
-        message,
+        (*block, *block_dim),
+        (Dim3::new(0, 0, 0), Dim3::new(32, 1, 1))
+    );
+    let row = |xs: std::ops::Range<u32>| xs.map(|x| Dim3::new(x, 0, 0)).collect::<Vec<_>>();
+    assert_eq!(
+        groups,
+        &[
+            ThreadGroup {
+                threads: row(0..16),
+                activity: ThreadActivity::AtBarrier {
+                    barrier: "syncthreads",
+                    site: SourceSite::from_location(site),
+                },
+            },
+            ThreadGroup {
+                threads: row(16..32),
+                activity: ThreadActivity::Exited,
+            },
+        ]
+    );
+    // The full text, pinned once per variant.
+    assert_eq!(
+        fault.to_string(),
         format!(
-            "divergent barrier in block (0, 0, 0): threads (0..16, 0, 0) wait at syncthreads at {site}; threads (16..32, 0, 0) exited without reaching it"
+            "kernel `early_return`: divergent barrier in block (0, 0, 0): threads (0..16, 0, 0) wait at syncthreads at {site}; threads (16..32, 0, 0) exited without reaching it"
         )
     );
     assert!(site.file().ends_with("simulator/tests.rs"), "{site}");

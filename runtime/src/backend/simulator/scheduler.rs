@@ -15,20 +15,21 @@
 //! its stack with a payload the panic hook never sees, so destructors run and the stack goes back
 //! to the pool.
 
+use super::Simulator;
 use super::block::{ThreadSlot, ThreadState};
 use super::panic_capture::{self, AbortThread};
-use super::report::{describe_groups, describe_state, thread_coords};
+use super::report::thread_groups;
 use super::shared_memory::SharedMemory;
 use super::stack_pool::StackPool;
-use super::warp::GroupOutcome;
-use super::{Simulator, fault};
 use crate::Dim3;
 use crate::device::sim::{self, BarrierOp, SimHooks, ThreadContext};
-use crate::error::{Error, Result};
-use crate::kernel::KernelInfo;
-use crate::launch::LaunchConfig;
-use crate::panic_report::KernelPanic;
-use crate::params::ParamReader;
+use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::fault::SimulatorFault;
+use crate::vocabulary::kernel::KernelInfo;
+use crate::vocabulary::panic_report::KernelPanic;
+use crate::vocabulary::params::ParamReader;
+use crate::vocabulary::shape::LaunchShape;
+use crate::vocabulary::thread_set::thread_coords;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::any::Any;
@@ -54,7 +55,7 @@ pub(super) struct Launch<'a> {
     /// The simulator (constant memory).
     pub(super) simulator: &'a Simulator,
     /// The kernel.
-    info: &'static KernelInfo,
+    pub(super) info: &'static KernelInfo,
     /// The launch's parameters.
     params: &'a ParamReader<'a>,
     /// `gridDim`.
@@ -72,7 +73,7 @@ pub(super) struct Launch<'a> {
     /// Shared memory and the race detector.
     pub(super) shared: RefCell<SharedMemory>,
     /// The fault that ends the launch.
-    fault: RefCell<Option<String>>,
+    fault: RefCell<Option<SimulatorFault>>,
     /// Whether `fault` is set (checked after every resume).
     failed: Cell<bool>,
     /// The first panic of the launch, counting the others.
@@ -90,7 +91,17 @@ enum Resolution {
     /// A thread panicked and the others wait for it: stop them.
     AbortForPanic,
     /// The block can never finish.
-    Fault(String),
+    Fault(SimulatorFault),
+}
+
+/// What the scheduler found when it looked at a warp operation's lanes.
+pub(super) enum GroupOutcome {
+    /// Every lane had arrived: the operation completed and its lanes can run.
+    Completed,
+    /// Some lane of the mask panicked or was stopped (the launch reports the panic).
+    Waiting,
+    /// The operation can never complete.
+    Problem(SimulatorFault),
 }
 
 /// The coroutines and contexts of the threads of the block being run.
@@ -108,7 +119,7 @@ impl<'a> Launch<'a> {
     pub(super) fn new(
         simulator: &'a Simulator,
         info: &'static KernelInfo,
-        config: &LaunchConfig,
+        config: &LaunchShape,
         params: &'a ParamReader<'a>,
     ) -> Self {
         let threads = config.block.product() as usize;
@@ -164,8 +175,8 @@ impl<'a> Launch<'a> {
         if let Some(panic) = self.panic.borrow_mut().take() {
             return Err(Error::KernelPanic(panic));
         }
-        if let Some(message) = self.fault.borrow_mut().take() {
-            return Err(fault(self.info, message));
+        if let Some(fault) = self.fault.borrow_mut().take() {
+            return Err(Error::SimulatorFault(fault));
         }
         Ok(())
     }
@@ -214,8 +225,8 @@ impl<'a> Launch<'a> {
                     self.abort_block(workers);
                     return;
                 }
-                Resolution::Fault(message) => {
-                    self.fail(message);
+                Resolution::Fault(fault) => {
+                    self.fail(fault);
                     self.abort_block(workers);
                     return;
                 }
@@ -230,8 +241,12 @@ impl<'a> Launch<'a> {
             empty @ None => {
                 let stack = match workers.pool.take() {
                     Ok(stack) => stack,
-                    Err(message) => {
-                        self.fail(message);
+                    Err((stack_bytes, reason)) => {
+                        self.fail(SimulatorFault::StackAllocation {
+                            kernel: self.info.name.to_string(),
+                            stack_bytes,
+                            reason,
+                        });
                         return;
                     }
                 };
@@ -327,10 +342,10 @@ impl<'a> Launch<'a> {
     }
 
     /// Records a fault that ends the launch (the first one wins).
-    pub(super) fn fail(&self, message: String) {
-        let mut fault = self.fault.borrow_mut();
-        if fault.is_none() {
-            *fault = Some(message);
+    pub(super) fn fail(&self, fault: SimulatorFault) {
+        let mut first = self.fault.borrow_mut();
+        if first.is_none() {
+            *first = Some(fault);
         }
         self.failed.set(true);
     }
@@ -385,8 +400,8 @@ impl<'a> Launch<'a> {
                 match self.resolve_warp_group(rank) {
                     GroupOutcome::Completed => progressed = true,
                     GroupOutcome::Waiting => {}
-                    GroupOutcome::Problem(message) => {
-                        problem.get_or_insert(message);
+                    GroupOutcome::Problem(fault) => {
+                        problem.get_or_insert(fault);
                     }
                 }
             }
@@ -397,11 +412,11 @@ impl<'a> Launch<'a> {
         if dead {
             return Resolution::AbortForPanic;
         }
-        if let Some(message) = problem {
-            return Resolution::Fault(message);
+        if let Some(fault) = problem {
+            return Resolution::Fault(fault);
         }
         if at_warp {
-            return Resolution::Fault(self.deadlock_message());
+            return Resolution::Fault(self.deadlock());
         }
         self.release_barrier()
     }
@@ -431,21 +446,13 @@ impl<'a> Launch<'a> {
             return Resolution::Finished;
         };
         if !same_site || exited {
-            let exited_text = if same_site {
-                "exited without reaching it"
-            } else {
-                "exited without reaching a barrier"
-            };
-            let items = self
-                .threads
-                .iter()
-                .enumerate()
-                .map(|(rank, s)| (rank, describe_state(&s.state.get(), exited_text)));
-            return Resolution::Fault(format!(
-                "divergent barrier in block {}: {}",
-                self.block_idx.get(),
-                describe_groups(self.block, items)
-            ));
+            let states = self.threads.iter().map(|s| s.state.get()).enumerate();
+            return Resolution::Fault(SimulatorFault::DivergentBarrier {
+                kernel: self.info.name.to_string(),
+                block: self.block_idx.get(),
+                block_dim: self.block,
+                groups: thread_groups(self.block, states),
+            });
         }
         let result = match op {
             BarrierOp::Sync => 0,
@@ -461,19 +468,20 @@ impl<'a> Launch<'a> {
         Resolution::Progress
     }
 
-    /// A fault message for a stuck block: every thread that has not ended, grouped by where it
+    /// The fault of a stuck block: every thread that has not ended, grouped by where it
     /// waits, and the threads that exited.
-    pub(super) fn deadlock_message(&self) -> String {
-        let items = self
+    pub(super) fn deadlock(&self) -> SimulatorFault {
+        let states = self
             .threads
             .iter()
+            .map(|s| s.state.get())
             .enumerate()
-            .filter(|(_, s)| !s.state.get().is_dead())
-            .map(|(rank, s)| (rank, describe_state(&s.state.get(), "exited")));
-        format!(
-            "deadlock in block {}: {}",
-            self.block_idx.get(),
-            describe_groups(self.block, items)
-        )
+            .filter(|(_, state)| !state.is_dead());
+        SimulatorFault::Deadlock {
+            kernel: self.info.name.to_string(),
+            block: self.block_idx.get(),
+            block_dim: self.block,
+            groups: thread_groups(self.block, states),
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! The error type of every fallible runtime call.
 
 use crate::Dim3;
-use crate::panic_report::KernelPanic;
+use crate::vocabulary::fault::SimulatorFault;
+use crate::vocabulary::panic_report::KernelPanic;
 
 /// Result with [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -23,6 +24,42 @@ pub enum Error {
         /// The driver's description of the error.
         description: String,
     },
+    /// A CUDA driver call succeeded but returned something the runtime cannot use.
+    #[error("CUDA driver call {call} returned an unusable result: {problem}")]
+    DriverContract {
+        /// The driver entry point, e.g. `cuMemHostAlloc`.
+        call: &'static str,
+        /// What was wrong with the result.
+        problem: String,
+    },
+    /// An allocation failed for lack of memory (on the simulator: host memory).
+    #[error("cannot allocate {requested} bytes on {device}: out of memory")]
+    OutOfMemory {
+        /// The device (or the simulator) the memory was for.
+        device: String,
+        /// The bytes requested.
+        requested: usize,
+    },
+    /// An allocation's size in bytes does not fit the address space.
+    #[error(
+        "{operation}: {elements} elements of {element_bytes} bytes exceed the largest possible allocation ({limit} bytes)"
+    )]
+    AllocationTooLarge {
+        /// The operation, e.g. `DeviceBuffer allocation`.
+        operation: &'static str,
+        /// The number of elements requested.
+        elements: usize,
+        /// The size of one element in bytes.
+        element_bytes: usize,
+        /// The largest allocation in bytes.
+        limit: usize,
+    },
+    /// The time between two events was asked for before both were recorded.
+    #[error("{operation}: both events must be recorded before measuring the time between them")]
+    EventNotRecorded {
+        /// The operation, e.g. `Event::elapsed_ms`.
+        operation: &'static str,
+    },
     /// A launch configuration was rejected before reaching the device.
     #[error(transparent)]
     Launch(#[from] LaunchError),
@@ -30,13 +67,8 @@ pub enum Error {
     #[error(transparent)]
     KernelPanic(#[from] KernelPanic),
     /// The simulator detected a bug that would hang or corrupt memory on a GPU.
-    #[error("kernel `{kernel}`: {message}")]
-    KernelFault {
-        /// The kernel that was running.
-        kernel: String,
-        /// What went wrong, with the blocks and threads involved.
-        message: String,
-    },
+    #[error(transparent)]
+    SimulatorFault(#[from] SimulatorFault),
     /// No usable CUDA device.
     #[error("no CUDA device: {0}")]
     NoDevice(String),
@@ -81,6 +113,7 @@ pub struct LaunchError {
 }
 
 impl LaunchError {
+    /// A launch of `kernel` rejected for `problem`.
     pub(crate) fn new(kernel: &'static str, problem: impl Into<String>) -> Self {
         LaunchError {
             kernel,
@@ -94,24 +127,15 @@ pub(crate) fn shape(d: Dim3) -> String {
     format!("{} x {} x {}", d.x, d.y, d.z)
 }
 
-impl Error {
-    /// Wraps a driver error with the name of the call that returned it.
-    pub(crate) fn driver(call: &'static str, error: cudarc::driver::DriverError) -> Self {
-        Error::Driver {
-            call,
-            name: error
-                .error_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| format!("{:?}", error.0)),
-            description: error
-                .error_string()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "unknown error".to_string()),
-        }
-    }
-}
-
-/// `.map_err(driver("cuXxx"))`.
-pub(crate) fn driver(call: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
-    move |e| Error::driver(call, e)
+/// The size in bytes of `len` elements of `T`, or [`Error::AllocationTooLarge`] when it does not
+/// fit an allocation (more than `isize::MAX` bytes).
+pub(crate) fn bytes_of<T>(operation: &'static str, len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>())
+        .filter(|&bytes| bytes <= isize::MAX as usize)
+        .ok_or(Error::AllocationTooLarge {
+            operation,
+            elements: len,
+            element_bytes: size_of::<T>(),
+            limit: isize::MAX as usize,
+        })
 }

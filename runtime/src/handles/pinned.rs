@@ -1,25 +1,16 @@
 //! [`PinnedBuffer`]: page-locked host memory, the source and destination of asynchronous copies.
 
 use crate::DeviceCopy;
-use crate::buffer::HostAllocation;
-use crate::device_handle::Device;
-use crate::error::{Error, Result, driver};
-use crate::stream::Stream;
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream, result};
+use crate::backend::{EventHandle, PinnedAllocation, StreamHandle};
+#[cfg(doc)]
+use crate::handles::buffer::DeviceBuffer;
+use crate::handles::device::Device;
+use crate::handles::stream::Stream;
+use crate::vocabulary::error::{Result, bytes_of};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-
-/// Where a pinned buffer's bytes live.
-enum PinnedMemory {
-    /// Zero-length buffers own nothing.
-    Empty,
-    /// `cuMemHostAlloc` memory, freed with `cuMemFreeHost` in the context that allocated it.
-    Cuda(Arc<CudaContext>),
-    /// Ordinary host memory on the simulator (owned only to be freed on drop).
-    Host(#[allow(dead_code)] HostAllocation),
-}
+use std::sync::{Mutex, MutexGuard};
 
 /// An asynchronous copy that may still be using the buffer: completed once `event` is.
 struct PendingUse {
@@ -27,7 +18,7 @@ struct PendingUse {
     /// identifies it while the entry exists.
     stream: Stream,
     /// Recorded on `stream` after the latest copy on it that uses this buffer.
-    event: CudaEvent,
+    event: EventHandle,
     /// Whether one of those copies writes the buffer (device to host).
     writes: bool,
 }
@@ -66,15 +57,21 @@ struct PendingUse {
 ///
 /// On the simulator a `PinnedBuffer` is ordinary host memory.
 pub struct PinnedBuffer<T: DeviceCopy> {
+    /// The device the memory is pinned for.
     device: Device,
+    /// The first element (dangling but aligned when empty).
     ptr: *mut T,
+    /// Number of elements.
     len: usize,
-    memory: PinnedMemory,
+    /// The memory, `None` when empty; freed when the buffer is dropped, after its `Drop` has
+    /// waited for the pending copies.
+    _memory: Option<PinnedAllocation>,
     /// Copies that may still use the buffer, one entry per stream (the latest copy on a
     /// stream completes after every earlier one on it).
     pending: Mutex<Vec<PendingUse>>,
     /// Fast path: false when `pending` is known to be empty.
     has_pending: AtomicBool,
+    /// The buffer holds `T`s.
     _element: PhantomData<T>,
 }
 
@@ -83,65 +80,28 @@ unsafe impl<T: DeviceCopy + Send> Send for PinnedBuffer<T> {}
 // SAFETY: shared access only reads the elements (after waiting for pending writes).
 unsafe impl<T: DeviceCopy + Sync> Sync for PinnedBuffer<T> {}
 
-fn bytes_of<T>(len: usize) -> Result<usize> {
-    len.checked_mul(std::mem::size_of::<T>())
-        .filter(|&bytes| bytes <= isize::MAX as usize)
-        .ok_or_else(|| Error::Driver {
-            call: "PinnedBuffer allocation",
-            name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
-            description: format!(
-                "{len} elements of {} bytes overflow the address space",
-                std::mem::size_of::<T>()
-            ),
-        })
-}
-
 impl<T: DeviceCopy> PinnedBuffer<T> {
     /// `len` zeroed elements of page-locked host memory, pinned for `device`.
     pub fn new(device: &Device, len: usize) -> Result<Self> {
-        let bytes = bytes_of::<T>(len)?;
+        let bytes = bytes_of::<T>("PinnedBuffer allocation", len)?;
         let (ptr, memory) = if bytes == 0 {
-            (
-                std::ptr::NonNull::<T>::dangling().as_ptr(),
-                PinnedMemory::Empty,
-            )
+            (std::ptr::NonNull::<T>::dangling().as_ptr(), None)
         } else {
-            match device.cuda() {
-                Some(cuda) => {
-                    cuda.context
-                        .bind_to_thread()
-                        .map_err(driver("cuCtxSetCurrent"))?;
-                    // SAFETY: a plain allocation of `bytes > 0` bytes; flags 0 gives ordinary
-                    // cached page-locked memory (not write-combined, so host reads stay fast).
-                    let raw = unsafe { result::malloc_host(bytes, 0) }
-                        .map_err(driver("cuMemHostAlloc"))?;
-                    let ptr = raw.cast::<T>();
-                    if ptr.is_null() || !ptr.is_aligned() {
-                        // Cannot happen (the driver returns page-aligned memory), but the
-                        // slices below rely on it.
-                        // SAFETY: returned by cuMemHostAlloc just above.
-                        let _ = unsafe { result::free_host(raw) };
-                        return Err(Error::Driver {
-                            call: "cuMemHostAlloc",
-                            name: "CUDA_ERROR_INVALID_VALUE".to_string(),
-                            description: format!("returned a misaligned pointer {raw:p}"),
-                        });
-                    }
-                    // SAFETY: `bytes` writable bytes; zero is a valid `T` (DeviceCopy).
-                    unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, bytes) };
-                    (ptr, PinnedMemory::Cuda(cuda.context.clone()))
-                }
-                None => {
-                    let host = HostAllocation::zeroed(bytes, std::mem::align_of::<T>())?;
-                    (host.as_ptr().cast::<T>(), PinnedMemory::Host(host))
-                }
-            }
+            let memory = device
+                .backend_ops()
+                .allocate_pinned(bytes, align_of::<T>())?;
+            let ptr = memory.as_ptr().cast::<T>();
+            assert!(
+                ptr.is_aligned(),
+                "page-locked memory is page-aligned, so aligned for any element type"
+            );
+            (ptr, Some(memory))
         };
         Ok(PinnedBuffer {
             device: device.clone(),
             ptr,
             len,
-            memory,
+            _memory: memory,
             pending: Mutex::new(Vec::new()),
             has_pending: AtomicBool::new(false),
             _element: PhantomData,
@@ -214,10 +174,7 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         // Keep the lock while waiting: another thread must not find the list empty (and read
         // or free the buffer) before the copies have finished.
         while let Some(i) = pending.iter().position(|p| all || p.writes) {
-            pending[i]
-                .event
-                .synchronize()
-                .map_err(driver("cuEventSynchronize"))?;
+            pending[i].event.synchronize()?;
             pending.swap_remove(i);
         }
         self.has_pending
@@ -228,23 +185,24 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
     /// Makes `stream` wait, on the device and without blocking the host, for the pending copies
     /// that write the buffer, or for all of them (`all`): what a new copy that reads it, or
     /// writes it, must come after.
-    pub(crate) fn queue_wait_for_pending(&self, stream: &CudaStream, all: bool) -> Result<()> {
+    pub(crate) fn queue_wait_for_pending(&self, stream: &StreamHandle, all: bool) -> Result<()> {
         if !self.has_pending.load(Ordering::Acquire) {
             return Ok(());
         }
         for entry in self.lock_pending().iter().filter(|p| all || p.writes) {
-            stream
-                .wait(&entry.event)
-                .map_err(driver("cuStreamWaitEvent"))?;
+            stream.wait_event(&entry.event)?;
         }
         Ok(())
     }
 
     /// Notes that a copy which reads (`writes == false`) or writes the buffer has been queued
     /// on `stream` and completes with `event`, recorded after it on that stream.
-    pub(crate) fn note_pending(&self, stream: &Stream, event: CudaEvent, writes: bool) {
+    pub(crate) fn note_pending(&self, stream: &Stream, event: EventHandle, writes: bool) {
         let mut pending = self.lock_pending();
-        match pending.iter_mut().find(|p| p.stream.raw() == stream.raw()) {
+        match pending
+            .iter_mut()
+            .find(|p| p.stream.handle.same_as(&stream.handle))
+        {
             // The new event is later on the same stream: it completes after the old one.
             Some(entry) => {
                 entry.event = event;
@@ -264,12 +222,8 @@ impl<T: DeviceCopy> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         // Every copy that uses the memory must finish before it is freed. If waiting fails the
         // context is unusable (a sticky error), and no copy of it runs any more.
+        // The memory itself is freed after this, when `_memory` is dropped.
         let _ = self.wait(true);
-        if let PinnedMemory::Cuda(context) = &self.memory {
-            let _ = context.bind_to_thread();
-            // SAFETY: allocated by cuMemHostAlloc in this context; no copy uses it any more.
-            let _ = unsafe { result::free_host(self.ptr.cast()) };
-        }
     }
 }
 

@@ -1,12 +1,11 @@
 //! Asynchronous copies between a [`DeviceBuffer`] and a [`PinnedBuffer`] on a [`Stream`].
 
 use crate::DeviceCopy;
-use crate::buffer::DeviceBuffer;
-use crate::cuda::CudaDevice;
-use crate::error::{Error, Result, driver};
-use crate::pinned::PinnedBuffer;
-use crate::stream::Stream;
-use cudarc::driver::result;
+use crate::backend::copy::AsyncCopy;
+use crate::handles::buffer::DeviceBuffer;
+use crate::handles::pinned::PinnedBuffer;
+use crate::handles::stream::Stream;
+use crate::vocabulary::error::{Error, Result};
 
 impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Queues a copy of the page-locked `src` into this buffer on `stream`
@@ -36,26 +35,18 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if self.is_empty() {
             return Ok(());
         }
-        let Some(cuda) = self.device().cuda() else {
-            // The simulator: both sides are host memory, and work on streams is synchronous.
-            // SAFETY: `src` has `len` initialised elements and no copy writes it now (none is
-            // ever pending on the simulator).
-            let data = unsafe { std::slice::from_raw_parts(src.host_ptr(), src.len()) };
-            return self.write_range(0, data);
+        let copy = AsyncCopy::ToDevice {
+            destination: self.device_ptr(),
+            source: src.host_ptr().cast::<u8>().cast_const(),
+            bytes: src.len() * size_of::<T>(),
         };
-        let destination = self.device_ptr();
-        let source = src.host_ptr();
-        let len = src.len();
         // Copies still writing `src` (device to host, maybe on other streams) finish first:
         // the copy waits for them on the device.
-        ordered_copy(cuda, stream, src, false, "cuMemcpyHtoDAsync", |raw| {
-            // SAFETY: `source` is `len` elements of page-locked memory that stays alive and
-            // unwritten until this copy completes (PinnedBuffer waits for it before any write
-            // or free); `destination` is this buffer's allocation of `len` elements, which the
-            // default stream frees only after the copy.
-            let source = unsafe { std::slice::from_raw_parts(source, len) };
-            unsafe { result::memcpy_htod_async(destination, source, raw) }
-        })
+        // SAFETY: `source` is `len` elements of page-locked memory that stays alive and
+        // unwritten until this copy completes (PinnedBuffer waits for it before any write or
+        // free); `destination` is this buffer's allocation of `len` elements, which the default
+        // stream frees only after the copy.
+        unsafe { ordered_copy(stream, src, false, copy) }
     }
 
     /// Queues a copy of this buffer into the page-locked `dst` on `stream`
@@ -74,25 +65,21 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if self.is_empty() {
             return Ok(());
         }
-        let Some(cuda) = self.device().cuda() else {
-            // SAFETY: `dst` has room for `len` elements.
-            return unsafe { self.copy_to_raw(0, self.len(), dst.host_ptr()) };
+        let copy = AsyncCopy::ToHost {
+            destination: dst.host_ptr().cast::<u8>(),
+            source: self.device_ptr(),
+            bytes: dst.len() * size_of::<T>(),
         };
-        let source = self.device_ptr();
-        let destination = dst.host_ptr();
-        let len = dst.len();
         // Copies still reading or writing `dst` (maybe on other streams) finish first: the
         // copy waits for them on the device.
-        ordered_copy(cuda, stream, dst, true, "cuMemcpyDtoHAsync", |raw| {
-            // SAFETY: `destination` is `len` elements of page-locked memory that no one reads,
-            // writes or frees until this copy completes (PinnedBuffer waits for it); `source`
-            // is this buffer's allocation of `len` elements, freed by the default stream only
-            // after the copy.
-            let destination = unsafe { std::slice::from_raw_parts_mut(destination, len) };
-            unsafe { result::memcpy_dtoh_async(destination, source, raw) }
-        })
+        // SAFETY: `destination` is `len` elements of page-locked memory that no one reads,
+        // writes or frees until this copy completes (PinnedBuffer waits for it); `source` is
+        // this buffer's allocation of `len` elements, freed by the default stream only after
+        // the copy.
+        unsafe { ordered_copy(stream, dst, true, copy) }
     }
 
+    /// Checks that `host` and `stream` suit an asynchronous copy of this buffer.
     fn check_async(
         &self,
         operation: &'static str,
@@ -123,33 +110,23 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 /// - after the work queued so far on the device's default stream, and before the default
 ///   stream's later work: every [`Stream`] is the legacy default stream or a blocking stream,
 ///   which the driver orders with it (see [`Stream`]).
-fn ordered_copy<T: DeviceCopy>(
-    cuda: &CudaDevice,
+///
+/// # Safety
+/// Both sides of `copy` stay alive; `pinned` is the host side and registers the copy as a
+/// pending use, which keeps host accesses and frees from racing with it.
+unsafe fn ordered_copy<T: DeviceCopy>(
     stream: &Stream,
     pinned: &PinnedBuffer<T>,
     writes: bool,
-    call: &'static str,
-    copy: impl FnOnce(
-        cudarc::driver::sys::CUstream,
-    ) -> std::result::Result<(), cudarc::driver::DriverError>,
+    copy: AsyncCopy,
 ) -> Result<()> {
-    cuda.context
-        .bind_to_thread()
-        .map_err(driver("cuCtxSetCurrent"))?;
-    let target = stream.cuda_stream().unwrap_or(&cuda.default_stream);
-    pinned.queue_wait_for_pending(target, writes)?;
-    copy(target.cu_stream()).map_err(driver(call))?;
-    let recorded = target.record_event(None).map_err(driver("cuEventRecord"));
-    match recorded {
-        Ok(done) => {
-            pinned.note_pending(stream, done, writes);
-            Ok(())
-        }
-        Err(error) => {
-            // The copy is queued but cannot be tracked: finish it before the caller may touch
-            // or free either side (if this fails too, the context is broken and runs nothing).
-            let _ = target.synchronize();
-            Err(error)
-        }
+    let backend = stream.device().backend_ops();
+    let wait_for = || pinned.queue_wait_for_pending(&stream.handle, writes);
+    // SAFETY: the caller keeps both sides alive; `pinned` waits for the returned event before
+    // any host access that could race with the copy, and before freeing the memory.
+    let done = unsafe { stream.handle.copy_async(backend, copy, wait_for) }?;
+    if let Some(done) = done {
+        pinned.note_pending(stream, done, writes);
     }
+    Ok(())
 }

@@ -1,15 +1,13 @@
-//! Words for fault messages: thread sets as compact index ranges, and what a thread waits for.
+//! Sets of threads as compact index boxes, for fault messages: `threads (0..16, 0, 0)`,
+//! `threads (1..=31 step 2, 0, 0)`.
 
-use super::block::ThreadState;
-use super::warp;
 use crate::Dim3;
-use crate::device::sim::BarrierOp;
 
 /// At most this many index boxes are spelled out in one thread set.
 const MAX_BOXES: usize = 8;
 
 /// The `threadIdx` of the thread with linear rank `rank` (x fastest) in a block of shape `block`.
-pub(super) fn thread_coords(rank: usize, block: Dim3) -> Dim3 {
+pub(crate) fn thread_coords(rank: usize, block: Dim3) -> Dim3 {
     let (dx, dy) = (block.x as usize, block.y as usize);
     Dim3::new(
         (rank % dx) as u32,
@@ -18,62 +16,16 @@ pub(super) fn thread_coords(rank: usize, block: Dim3) -> Dim3 {
     )
 }
 
-/// The CUDA name of a barrier flavour.
-pub(super) fn barrier_name(op: BarrierOp) -> &'static str {
-    match op {
-        BarrierOp::Sync => "syncthreads",
-        BarrierOp::Count => "syncthreads_count",
-        BarrierOp::And => "syncthreads_and",
-        BarrierOp::Or => "syncthreads_or",
-    }
-}
-
-/// What a thread in `state` is doing, for a fault message: `wait at syncthreads at
-/// src/k.rs:3:5`, or `exited_text` for a thread that returned.
-pub(super) fn describe_state(state: &ThreadState, exited_text: &str) -> String {
-    match state {
-        ThreadState::Ready => "are runnable".to_string(),
-        ThreadState::AtBarrier { op, location, .. } => {
-            format!("wait at {} at {location}", barrier_name(*op))
-        }
-        ThreadState::AtWarp { op, location } => {
-            format!(
-                "wait at {} (mask {:#010x}) at {location}",
-                warp::op_name(op),
-                warp::op_mask(op)
-            )
-        }
-        ThreadState::Exited => exited_text.to_string(),
-        ThreadState::Panicked => "panicked".to_string(),
-        ThreadState::Aborted => "were stopped".to_string(),
-    }
-}
-
-/// Groups threads by what they do: `threads (0..16, 0, 0) wait at ...; threads (16..32, 0, 0)
-/// exited ...`. `items` are (rank, description) pairs in rank order; groups appear in the order
-/// of their first thread.
-pub(super) fn describe_groups(
-    block: Dim3,
-    items: impl IntoIterator<Item = (usize, String)>,
-) -> String {
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (rank, what) in items {
-        match groups.iter_mut().find(|(w, _)| *w == what) {
-            Some((_, ranks)) => ranks.push(rank),
-            None => groups.push((what, vec![rank])),
-        }
-    }
-    groups
-        .iter()
-        .map(|(what, ranks)| format!("{} {what}", describe_threads(ranks, block)))
-        .collect::<Vec<_>>()
-        .join("; ")
+/// The linear rank (x fastest) of the thread `thread` in a block of shape `block`.
+pub(crate) fn thread_rank(thread: Dim3, block: Dim3) -> usize {
+    let (dx, dy) = (block.x as usize, block.y as usize);
+    thread.x as usize + dx * (thread.y as usize + dy * thread.z as usize)
 }
 
 /// A set of threads as compact index boxes: `thread (3, 0, 0)`, `threads (0..16, 0, 0)`,
 /// `threads (0..8, 0..4, 0), (0..3, 4, 0)`, and with a stride along x, `threads (1..=31 step 2,
 /// 0, 0)` (the odd threads of a warp). `ranks` are linear ranks in increasing order.
-pub(super) fn describe_threads(ranks: &[usize], block: Dim3) -> String {
+pub(crate) fn describe_threads(ranks: &[usize], block: Dim3) -> String {
     let boxes = index_boxes(ranks, block);
     let noun = if ranks.len() == 1 {
         "thread"

@@ -14,10 +14,9 @@
 //! `FACTORS.get()` or `FACTORS[i]`.
 
 use crate::device::DeviceCopy;
-use crate::device_handle::{Device, DeviceKind};
-use crate::error::{Error, Result, driver};
-use crate::kernel::PtxModule;
-use cudarc::driver::{DevicePtr, result};
+use crate::handles::device::Device;
+use crate::vocabulary::error::Result;
+use crate::vocabulary::kernel::PtxModule;
 
 /// A `#[constant]` static as the host sees it: the symbol's name, its initial value and the PTX
 /// module holding it.
@@ -26,8 +25,11 @@ use cudarc::driver::{DevicePtr, result};
 /// value, as `Constant<T>` does on the GPU. From host code, [`write`](Self::write) and
 /// [`read`](Self::read) reach the copy on a given device.
 pub struct ConstantSymbol<T: DeviceCopy> {
+    /// The symbol's name in the PTX module.
     name: &'static str,
+    /// The initial value.
     init: T,
+    /// The PTX module holding the symbol.
     module: &'static PtxModule,
 }
 
@@ -92,23 +94,13 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
         // SAFETY: `T` is `DeviceCopy`: its bytes can be copied as they are.
         let bytes =
             unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) };
-        match &device.inner.kind {
-            DeviceKind::Cuda(cuda) => {
-                let address = self.device_address(device)?;
-                cuda.context
-                    .bind_to_thread()
-                    .map_err(driver("cuCtxSetCurrent"))?;
-                // SAFETY: `address` is the symbol, `size_of::<T>()` bytes (checked).
-                unsafe { result::memcpy_htod_sync(address, bytes) }.map_err(driver("cuMemcpyHtoD"))
-            }
-            DeviceKind::Simulator(sim) => {
-                let storage = sim.constant_storage(self.name, self.init_bytes());
-                // SAFETY: the storage holds `size_of::<T>()` bytes; launches on the simulator run
-                // synchronously, so none is reading it now.
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), storage, bytes.len()) };
-                Ok(())
-            }
-        }
+        device.backend_ops().write_constant(
+            self.module,
+            self.name,
+            self.init_bytes(),
+            bytes,
+            std::any::type_name::<T>(),
+        )
     }
 
     /// Reads the symbol's current value on `device` (after the work queued on its default
@@ -119,55 +111,17 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
         let bytes = unsafe {
             std::slice::from_raw_parts_mut(value.as_mut_ptr().cast::<u8>(), size_of::<T>())
         };
-        match &device.inner.kind {
-            DeviceKind::Cuda(cuda) => {
-                let address = self.device_address(device)?;
-                cuda.context
-                    .bind_to_thread()
-                    .map_err(driver("cuCtxSetCurrent"))?;
-                // SAFETY: as in `write`.
-                unsafe { result::memcpy_dtoh_sync(bytes, address) }
-                    .map_err(driver("cuMemcpyDtoH"))?;
-            }
-            DeviceKind::Simulator(sim) => {
-                let storage = sim.constant_storage(self.name, self.init_bytes());
-                // SAFETY: as in `write`.
-                unsafe { std::ptr::copy_nonoverlapping(storage, bytes.as_mut_ptr(), bytes.len()) };
-            }
-        }
+        device.backend_ops().read_constant(
+            self.module,
+            self.name,
+            self.init_bytes(),
+            bytes,
+            std::any::type_name::<T>(),
+        )?;
         device.check_pending()?;
-        // SAFETY: every byte was written, and any bits are a valid `DeviceCopy` value.
+        // SAFETY: every byte was written by the read, and any bits are a valid `DeviceCopy`
+        // value.
         Ok(unsafe { value.assume_init() })
-    }
-
-    /// The symbol's device address on a GPU, loading the module on first use.
-    fn device_address(&self, device: &Device) -> Result<u64> {
-        let cuda = device.cuda().expect("called for GPUs only");
-        let loaded = cuda.module(self.module)?;
-        let view = loaded
-            .module
-            .get_global(self.name, &cuda.default_stream)
-            .map_err(|e| Error::Module {
-                module: self.module.crate_name,
-                message: format!(
-                    "constant `{}` is not in the module ({})",
-                    self.name,
-                    Error::driver("cuModuleGetGlobal", e)
-                ),
-            })?;
-        if view.len() != size_of::<T>() {
-            return Err(Error::Module {
-                module: self.module.crate_name,
-                message: format!(
-                    "constant `{}` has {} bytes in the module but its Rust type `{}` has {}",
-                    self.name,
-                    view.len(),
-                    std::any::type_name::<T>(),
-                    size_of::<T>()
-                ),
-            });
-        }
-        Ok(view.device_ptr(&cuda.default_stream).0)
     }
 }
 

@@ -9,7 +9,7 @@
 //!   a thread runs until it finishes or waits at a barrier or a warp operation. When no thread can
 //!   run, the scheduler completes the warp operations whose lanes have all arrived, or releases the
 //!   block barrier when every thread waits at the same one; otherwise the block is divergent or
-//!   deadlocked, and the launch ends with [`Error::KernelFault`] naming who waits where — a GPU
+//!   deadlocked, and the launch ends with a [`SimulatorFault`] naming who waits where — a GPU
 //!   would hang.
 //! - **Shared memory** is allocated per block on first use ([`shared_memory`]), filled with
 //!   [`shared_memory::POISON`] bytes so that reading memory never written gives obviously wrong
@@ -24,6 +24,7 @@
 
 mod block;
 mod hooks;
+pub(crate) mod host_memory;
 mod panic_capture;
 mod race;
 mod report;
@@ -36,11 +37,15 @@ mod warp;
 mod tests;
 
 use crate::Dim3;
-use crate::device_handle::DeviceLimits;
-use crate::error::{Error, LaunchError, Result};
-use crate::kernel::KernelInfo;
-use crate::launch::LaunchConfig;
-use crate::params::ParamReader;
+#[cfg(doc)]
+use crate::vocabulary::error::Error;
+use crate::vocabulary::error::{LaunchError, Result};
+#[cfg(doc)]
+use crate::vocabulary::fault::SimulatorFault;
+use crate::vocabulary::kernel::KernelInfo;
+use crate::vocabulary::limits::DeviceLimits;
+use crate::vocabulary::params::ParamReader;
+use crate::vocabulary::shape::LaunchShape;
 use scheduler::Launch;
 use shared_memory::AlignedBuffer;
 use stack_pool::StackPool;
@@ -142,13 +147,13 @@ impl Simulator {
     /// Runs every thread of every block of a launch, synchronously.
     ///
     /// Returns [`Error::KernelPanic`] when a kernel thread panicked (the other threads still ran),
-    /// and [`Error::KernelFault`] when the launch would hang or corrupt memory on a GPU (a
+    /// and [`Error::SimulatorFault`] when the launch would hang or corrupt memory on a GPU (a
     /// divergent barrier or warp operation, a deadlock, a data race on shared memory, too much
     /// shared memory); a fault ends the launch at once.
     pub fn launch(
         &self,
         info: &'static KernelInfo,
-        config: &LaunchConfig,
+        config: &LaunchShape,
         params: &ParamReader<'_>,
     ) -> Result<()> {
         let threads = config.block.product();
@@ -205,6 +210,21 @@ impl Simulator {
         ptr
     }
 
+    /// Writes `value` to the constant-memory symbol `name` (initial value `init`).
+    pub(crate) fn write_constant(&self, name: &'static str, init: &[u8], value: &[u8]) {
+        let storage = self.constant_storage(name, init);
+        // SAFETY: the storage holds `init.len()` bytes, as many as `value` (the caller passes
+        // both for one type); launches on the simulator run synchronously, so none reads it now.
+        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), storage, value.len()) };
+    }
+
+    /// Reads the constant-memory symbol `name` (initial value `init`) into `out`.
+    pub(crate) fn read_constant(&self, name: &'static str, init: &[u8], out: &mut [u8]) {
+        let storage = self.constant_storage(name, init);
+        // SAFETY: as in `write_constant`.
+        unsafe { std::ptr::copy_nonoverlapping(storage, out.as_mut_ptr(), out.len()) };
+    }
+
     /// What the kernels launched from the calling OS thread printed since the last call, in the
     /// order the simulator ran the threads (deterministic). The text also went to stdout as it was
     /// printed.
@@ -232,12 +252,4 @@ pub(crate) fn print_device_text(text: &str) {
             output.text.push_str(text);
         }
     });
-}
-
-/// A fault found by the simulator, as the error returned to the host.
-pub(crate) fn fault(info: &KernelInfo, message: String) -> Error {
-    Error::KernelFault {
-        kernel: info.name.to_string(),
-        message,
-    }
 }

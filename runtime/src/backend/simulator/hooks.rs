@@ -7,8 +7,9 @@ use super::block::ThreadState;
 use super::panic_capture;
 use super::print_device_text;
 use super::scheduler::{ConstantView, Launch};
-use super::shared_memory::RaceReport;
+use super::shared_memory::{RaceReport, SharedLimitExceeded};
 use crate::device::sim::{BarrierOp, SharedSite, SimHooks, WarpOp};
+use crate::vocabulary::fault::{SharedAccess, SimulatorFault, SourceSite};
 use std::panic::Location;
 
 impl SimHooks for Launch<'_> {
@@ -55,7 +56,7 @@ impl SimHooks for Launch<'_> {
         let result = self.shared.borrow_mut().static_site(site);
         match result {
             Ok(pointer) => pointer,
-            Err(message) => self.stop(message),
+            Err(exceeded) => self.stop(self.shared_limit_fault(exceeded)),
         }
     }
 
@@ -63,7 +64,7 @@ impl SimHooks for Launch<'_> {
         let result = self.shared.borrow_mut().dynamic();
         match result {
             Ok(region) => region,
-            Err(message) => self.stop(message),
+            Err(exceeded) => self.stop(self.shared_limit_fault(exceeded)),
         }
     }
 
@@ -84,8 +85,8 @@ impl SimHooks for Launch<'_> {
             .borrow_mut()
             .access(address, bytes, rank, write, location);
         if let Some(report) = report {
-            let message = self.race_message(&report);
-            self.stop(message);
+            let fault = self.race_fault(&report);
+            self.stop(fault);
         }
     }
 
@@ -114,25 +115,51 @@ impl SimHooks for Launch<'_> {
 impl Launch<'_> {
     /// Records a fault found by a hook and ends the calling thread; the scheduler then stops the
     /// block and the launch.
-    fn stop(&self, message: String) -> ! {
-        self.fail(message);
+    fn stop(&self, fault: SimulatorFault) -> ! {
+        self.fail(fault);
         panic_capture::abort_thread()
     }
 
-    /// The fault message for a data race.
-    fn race_message(&self, report: &RaceReport) -> String {
-        let (first, second) = (report.race.first, report.race.second);
-        let verb = |write: bool| if write { "wrote" } else { "read" };
-        format!(
-            "data race on shared memory in block {}: thread {} {} at {} and thread {} {} at {} with no syncthreads between ({})",
-            self.block_idx.get(),
-            self.coords(first.thread),
-            verb(first.write),
-            first.location,
-            self.coords(second.thread),
-            verb(second.write),
-            second.location,
-            report.place
-        )
+    /// The fault for a data race.
+    fn race_fault(&self, report: &RaceReport) -> SimulatorFault {
+        let access = |a: &super::race::Access| SharedAccess {
+            thread: self.coords(a.thread),
+            write: a.write,
+            site: SourceSite::from_location(a.location),
+        };
+        SimulatorFault::DataRace {
+            kernel: self.info.name.to_string(),
+            block: self.block_idx.get(),
+            first: access(&report.race.first),
+            second: access(&report.race.second),
+            memory: report.memory,
+            offset: report.race.offset,
+            region_bytes: report.region_bytes,
+        }
+    }
+
+    /// The fault for shared memory beyond the limit.
+    fn shared_limit_fault(&self, exceeded: SharedLimitExceeded) -> SimulatorFault {
+        let kernel = self.info.name.to_string();
+        match exceeded {
+            SharedLimitExceeded::Static {
+                static_bytes,
+                limit,
+            } => SimulatorFault::StaticSharedMemoryLimit {
+                kernel,
+                static_bytes,
+                limit,
+            },
+            SharedLimitExceeded::Total {
+                static_bytes,
+                dynamic_bytes,
+                limit,
+            } => SimulatorFault::SharedMemoryLimit {
+                kernel,
+                static_bytes,
+                dynamic_bytes,
+                limit,
+            },
+        }
     }
 }

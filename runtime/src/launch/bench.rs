@@ -1,9 +1,10 @@
 //! [`bench`]: time a launch (or any device work) per call, like `cupyx.profiler.benchmark`.
 
-use crate::device_handle::{Backend, Device};
-use crate::error::Result;
-use crate::event::Event;
-use crate::stream::Stream;
+use crate::handles::device::Device;
+use crate::handles::event::Event;
+use crate::handles::stream::Stream;
+use crate::vocabulary::error::Result;
+use crate::vocabulary::limits::Backend;
 use std::time::Instant;
 
 /// What [`bench`] times on: a [`Stream`], or a [`Device`] (its default stream, where

@@ -7,6 +7,7 @@
 
 use super::race::{Race, RaceDetector, Shadow};
 use crate::device::sim::SharedSite;
+use crate::vocabulary::fault::SharedMemoryKind;
 use std::alloc::Layout;
 use std::panic::Location;
 use std::ptr::NonNull;
@@ -115,8 +116,30 @@ pub(super) struct SharedMemory {
 pub(super) struct RaceReport {
     /// The two accesses.
     pub race: Race,
-    /// Which shared memory and where: `byte 12 of a 1024-byte static shared array`.
-    pub place: String,
+    /// Which shared memory.
+    pub memory: SharedMemoryKind,
+    /// The size of that shared memory in bytes.
+    pub region_bytes: usize,
+}
+
+/// Shared memory beyond the per-block limit.
+pub(super) enum SharedLimitExceeded {
+    /// The static shared arrays alone.
+    Static {
+        /// Bytes of static shared memory declared so far.
+        static_bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Static plus dynamic shared memory.
+    Total {
+        /// Bytes of static shared memory.
+        static_bytes: usize,
+        /// Bytes of dynamic shared memory.
+        dynamic_bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 impl SharedMemory {
@@ -151,7 +174,7 @@ impl SharedMemory {
     }
 
     /// The block's copy of a static shared array.
-    pub(super) fn static_site(&mut self, site: SharedSite) -> Result<*mut u8, String> {
+    pub(super) fn static_site(&mut self, site: SharedSite) -> Result<*mut u8, SharedLimitExceeded> {
         if site.bytes == 0 {
             return Ok(site.align.max(SHARED_ALIGN) as *mut u8);
         }
@@ -164,10 +187,10 @@ impl SharedMemory {
             None => {
                 self.static_total += site.bytes;
                 if self.static_total > STATIC_LIMIT {
-                    return Err(format!(
-                        "the kernel's static shared arrays need {} bytes, more than the limit of {STATIC_LIMIT} bytes per block",
-                        self.static_total
-                    ));
+                    return Err(SharedLimitExceeded::Static {
+                        static_bytes: self.static_total,
+                        limit: STATIC_LIMIT,
+                    });
                 }
                 self.check_total()?;
                 self.add_region(RegionKind::Static(site.key), site.bytes, site.align)
@@ -177,7 +200,7 @@ impl SharedMemory {
     }
 
     /// The block's dynamic shared memory: base (16-byte aligned) and size.
-    pub(super) fn dynamic(&mut self) -> Result<(*mut u8, usize), String> {
+    pub(super) fn dynamic(&mut self) -> Result<(*mut u8, usize), SharedLimitExceeded> {
         if self.dynamic_len == 0 {
             return Ok((SHARED_ALIGN as *mut u8, 0));
         }
@@ -196,13 +219,14 @@ impl SharedMemory {
     }
 
     /// Checks static plus dynamic shared memory against the limit.
-    fn check_total(&self) -> Result<(), String> {
+    fn check_total(&self) -> Result<(), SharedLimitExceeded> {
         let total = self.static_total + self.dynamic_len;
         if total > TOTAL_LIMIT {
-            return Err(format!(
-                "the kernel needs {} bytes of static and {} bytes of dynamic shared memory, more than the limit of {TOTAL_LIMIT} bytes per block",
-                self.static_total, self.dynamic_len
-            ));
+            return Err(SharedLimitExceeded::Total {
+                static_bytes: self.static_total,
+                dynamic_bytes: self.dynamic_len,
+                limit: TOTAL_LIMIT,
+            });
         }
         Ok(())
     }
@@ -265,12 +289,15 @@ impl SharedMemory {
         let race = self
             .race
             .access(&mut region.shadow, offset, bytes, thread, write, location)?;
-        let what = match region.kind {
-            RegionKind::Static(_) => "static shared array",
-            RegionKind::Dynamic => "dynamic shared memory",
+        let memory = match region.kind {
+            RegionKind::Static(_) => SharedMemoryKind::Static,
+            RegionKind::Dynamic => SharedMemoryKind::Dynamic,
         };
-        let place = format!("byte {} of a {}-byte {what}", race.offset, region.len);
-        Some(RaceReport { race, place })
+        Some(RaceReport {
+            race,
+            memory,
+            region_bytes: region.len,
+        })
     }
 
     /// Records that the lanes `mask` of the warp starting at thread `base` completed a

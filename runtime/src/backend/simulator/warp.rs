@@ -12,40 +12,11 @@
 //! source lane is not in the mask (undefined on a GPU) gets its own value.
 
 use super::block::{ThreadState, WARP_SIZE, existing_lanes};
-use super::report::{describe_groups, describe_state, describe_threads, thread_coords};
-use super::scheduler::Launch;
+use super::report::{op_mask, op_name, thread_groups};
+use super::scheduler::{GroupOutcome, Launch};
 use crate::device::sim::{ShuffleKind, WarpOp};
-
-/// The CUDA name of a warp operation.
-pub(super) fn op_name(op: &WarpOp) -> &'static str {
-    match op {
-        WarpOp::Sync { .. } => "syncwarp",
-        WarpOp::Shuffle {
-            kind: ShuffleKind::Index,
-            ..
-        } => "shfl_sync",
-        WarpOp::Shuffle {
-            kind: ShuffleKind::Up,
-            ..
-        } => "shfl_up_sync",
-        WarpOp::Shuffle {
-            kind: ShuffleKind::Down,
-            ..
-        } => "shfl_down_sync",
-        WarpOp::Shuffle {
-            kind: ShuffleKind::Xor,
-            ..
-        } => "shfl_xor_sync",
-        WarpOp::Ballot { .. } => "ballot_sync",
-    }
-}
-
-/// The lanes an operation names.
-pub(super) fn op_mask(op: &WarpOp) -> u32 {
-    match *op {
-        WarpOp::Sync { mask } | WarpOp::Shuffle { mask, .. } | WarpOp::Ballot { mask, .. } => mask,
-    }
-}
+use crate::vocabulary::fault::{SimulatorFault, SourceSite};
+use crate::vocabulary::thread_set::thread_coords;
 
 /// Whether two lanes' operations can complete together: same flavour, same mask, and for
 /// shuffles the same kind and width (the value and source lane are per lane).
@@ -106,16 +77,6 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..WARP_SIZE).filter(move |l| mask & (1 << l) != 0)
 }
 
-/// What the scheduler found when it looked at a warp operation's lanes.
-pub(super) enum GroupOutcome {
-    /// Every lane had arrived: the operation completed and its lanes can run.
-    Completed,
-    /// Some lane of the mask panicked or was stopped (the launch reports the panic).
-    Waiting,
-    /// The operation can never complete; the message says why.
-    Problem(String),
-}
-
 impl Launch<'_> {
     /// Looks at the warp operation thread `leader` waits at: completes it if every lane of its
     /// mask waits at the same operation.
@@ -128,12 +89,16 @@ impl Launch<'_> {
         let raw_mask = op_mask(&op);
         let mask = raw_mask & existing_lanes(base, self.threads.len());
         if mask & (1 << own_lane) == 0 {
-            return GroupOutcome::Problem(format!(
-                "invalid warp mask in block {}: {} calls {} at {location} with mask {raw_mask:#010x}, which does not include its own lane {own_lane}",
-                self.block_idx.get(),
-                describe_threads(&[leader], self.block),
-                op_name(&op),
-            ));
+            return GroupOutcome::Problem(SimulatorFault::InvalidWarpMask {
+                kernel: self.info.name.to_string(),
+                block: self.block_idx.get(),
+                block_dim: self.block,
+                thread: self.coords(leader),
+                operation: op_name(&op),
+                site: SourceSite::from_location(location),
+                mask: raw_mask,
+                lane: own_lane as u32,
+            });
         }
         let (mut mismatch, mut at_barrier, mut exited) = (false, false, false);
         for lane in lanes(mask) {
@@ -154,20 +119,15 @@ impl Launch<'_> {
             return GroupOutcome::Completed;
         }
         if at_barrier && !mismatch && !exited {
-            return GroupOutcome::Problem(self.deadlock_message());
+            return GroupOutcome::Problem(self.deadlock());
         }
-        let items = lanes(mask).map(|lane| {
-            let state = self.threads[base + lane].state.get();
-            (
-                base + lane,
-                describe_state(&state, "exited without reaching it"),
-            )
-        });
-        GroupOutcome::Problem(format!(
-            "divergent warp operation in block {}: {}",
-            self.block_idx.get(),
-            describe_groups(self.block, items)
-        ))
+        let states = lanes(mask).map(|lane| (base + lane, self.threads[base + lane].state.get()));
+        GroupOutcome::Problem(SimulatorFault::DivergentWarpOperation {
+            kernel: self.info.name.to_string(),
+            block: self.block_idx.get(),
+            block_dim: self.block,
+            groups: thread_groups(self.block, states),
+        })
     }
 
     /// Completes a warp operation all of whose lanes (`mask`, in the warp starting at thread

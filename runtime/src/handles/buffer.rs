@@ -1,63 +1,11 @@
 //! [`DeviceBuffer`]: an array in device memory, and borrowed views of part of one.
 
 use crate::DeviceCopy;
-use crate::device_handle::Device;
-use crate::error::{Error, Result, driver};
-use cudarc::driver::{CudaSlice, DevicePtr, result};
-use std::alloc::Layout;
+use crate::backend::Allocation;
+use crate::handles::device::Device;
+use crate::vocabulary::error::{Error, Result, bytes_of};
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
-
-/// Where a buffer's bytes live.
-enum Memory {
-    /// Zero-length buffers own nothing.
-    Empty,
-    Cuda(CudaSlice<u8>),
-    /// Owned only to be freed on drop; the buffer addresses it through `address`.
-    Host(#[allow(dead_code)] HostAllocation),
-}
-
-/// Zeroed, over-aligned host memory standing in for device memory on the simulator.
-pub(crate) struct HostAllocation {
-    ptr: *mut u8,
-    layout: Layout,
-}
-
-// SAFETY: plain owned memory.
-unsafe impl Send for HostAllocation {}
-unsafe impl Sync for HostAllocation {}
-
-impl HostAllocation {
-    pub(crate) fn zeroed(bytes: usize, align: usize) -> Result<HostAllocation> {
-        let layout =
-            Layout::from_size_align(bytes.max(1), align.max(16)).map_err(|_| Error::Driver {
-                call: "simulator allocation",
-                name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
-                description: format!("cannot allocate {bytes} bytes"),
-            })?;
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(Error::Driver {
-                call: "simulator allocation",
-                name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
-                description: format!("out of host memory allocating {bytes} bytes"),
-            });
-        }
-        Ok(HostAllocation { ptr, layout })
-    }
-
-    pub(crate) fn as_ptr(&self) -> *mut u8 {
-        self.ptr
-    }
-}
-
-impl Drop for HostAllocation {
-    fn drop(&mut self) {
-        // SAFETY: allocated with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
-    }
-}
 
 /// An array of `len` elements of `T` in the memory of one [`Device`].
 ///
@@ -72,93 +20,55 @@ impl Drop for HostAllocation {
 /// queued there and on every stream from [`Device::new_stream`] (see [`Stream`](crate::Stream));
 /// copies back to the host are synchronizations, so they report kernel panics.
 pub struct DeviceBuffer<T: DeviceCopy> {
+    /// The device holding the buffer.
     device: Device,
+    /// Number of elements.
     len: usize,
+    /// The address of the first element (0 when empty).
     address: u64,
-    memory: Memory,
+    /// The memory, `None` when empty (zero-length buffers own nothing).
+    pub(crate) memory: Option<Allocation>,
+    /// The buffer holds `T`s.
     _element: PhantomData<T>,
-}
-
-fn bytes_of<T>(len: usize) -> Result<usize> {
-    len.checked_mul(std::mem::size_of::<T>())
-        .ok_or_else(|| Error::Driver {
-            call: "DeviceBuffer allocation",
-            name: "CUDA_ERROR_OUT_OF_MEMORY".to_string(),
-            description: format!(
-                "{len} elements of {} bytes overflow the address space",
-                std::mem::size_of::<T>()
-            ),
-        })
 }
 
 impl<T: DeviceCopy> DeviceBuffer<T> {
     /// `len` zeroed elements on `device`.
     pub fn zeros(device: &Device, len: usize) -> Result<Self> {
-        let bytes = bytes_of::<T>(len)?;
+        let bytes = bytes_of::<T>("DeviceBuffer allocation", len)?;
         if bytes == 0 {
-            return Ok(Self::empty(device, len));
+            return Ok(Self::with_memory(device, len, None));
         }
-        match device.cuda() {
-            Some(cuda) => {
-                let slice = cuda
-                    .default_stream
-                    .alloc_zeros::<u8>(bytes)
-                    .map_err(driver("cuMemAlloc"))?;
-                Ok(Self::from_cuda(device, len, slice))
-            }
-            None => {
-                let host = HostAllocation::zeroed(bytes, std::mem::align_of::<T>())?;
-                Ok(DeviceBuffer {
-                    device: device.clone(),
-                    len,
-                    address: host.as_ptr() as u64,
-                    memory: Memory::Host(host),
-                    _element: PhantomData,
-                })
-            }
-        }
+        let memory = device
+            .backend_ops()
+            .allocate_zeroed(bytes, align_of::<T>())?;
+        Ok(Self::with_memory(device, len, Some(memory)))
     }
 
     /// A copy of `data` on `device`.
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Self> {
-        let bytes = bytes_of::<T>(data.len())?;
+        let bytes = bytes_of::<T>("DeviceBuffer allocation", data.len())?;
         if bytes == 0 {
-            return Ok(Self::empty(device, data.len()));
+            return Ok(Self::with_memory(device, data.len(), None));
         }
-        match device.cuda() {
-            Some(cuda) => {
-                // SAFETY: every byte is written by the copy below before any read.
-                let slice = unsafe { cuda.default_stream.alloc::<u8>(bytes) }
-                    .map_err(driver("cuMemAlloc"))?;
-                let mut buffer = Self::from_cuda(device, data.len(), slice);
-                buffer.copy_from(data)?;
-                Ok(buffer)
-            }
-            None => {
-                let mut buffer = Self::zeros(device, data.len())?;
-                buffer.copy_from(data)?;
-                Ok(buffer)
-            }
-        }
+        // SAFETY: every byte is written by the copy below before any read.
+        let memory = unsafe {
+            device
+                .backend_ops()
+                .allocate_uninit(bytes, align_of::<T>())?
+        };
+        let mut buffer = Self::with_memory(device, data.len(), Some(memory));
+        buffer.copy_from(data)?;
+        Ok(buffer)
     }
 
-    fn empty(device: &Device, len: usize) -> Self {
+    /// A buffer of `len` elements in `memory`.
+    fn with_memory(device: &Device, len: usize, memory: Option<Allocation>) -> Self {
         DeviceBuffer {
             device: device.clone(),
             len,
-            address: 0,
-            memory: Memory::Empty,
-            _element: PhantomData,
-        }
-    }
-
-    fn from_cuda(device: &Device, len: usize, slice: CudaSlice<u8>) -> Self {
-        let address = slice.device_ptr(slice.stream()).0;
-        DeviceBuffer {
-            device: device.clone(),
-            len,
-            address,
-            memory: Memory::Cuda(slice),
+            address: memory.as_ref().map_or(0, Allocation::address),
+            memory,
             _element: PhantomData,
         }
     }
@@ -181,14 +91,6 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// The device address of the first element (a host address on the simulator; 0 when empty).
     pub fn device_ptr(&self) -> u64 {
         self.address
-    }
-
-    /// The underlying cudarc allocation, as bytes (None on the simulator or when empty).
-    pub fn cuda_slice(&self) -> Option<&CudaSlice<u8>> {
-        match &self.memory {
-            Memory::Cuda(slice) => Some(slice),
-            _ => None,
-        }
     }
 
     /// Copies the whole buffer into a new `Vec` (waits for earlier work on the default stream).
@@ -229,26 +131,17 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.write_range(0, data)
     }
 
+    /// Overwrites elements `offset..offset + data.len()` (in bounds: checked by the callers).
     pub(crate) fn write_range(&mut self, offset: usize, data: &[T]) -> Result<()> {
-        if data.is_empty() {
+        if data.is_empty() || self.memory.is_none() {
             return Ok(());
         }
-        let address = self.address + (offset * std::mem::size_of::<T>()) as u64;
-        match &self.memory {
-            Memory::Cuda(_) => {
-                self.bind()?;
-                // SAFETY: the range is inside the allocation (checked by the callers).
-                unsafe { result::memcpy_htod_sync(address, data) }.map_err(driver("cuMemcpyHtoD"))
-            }
-            Memory::Host(_) => {
-                // SAFETY: as above; host memory.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(data.as_ptr(), address as *mut T, data.len())
-                };
-                Ok(())
-            }
-            Memory::Empty => Ok(()),
-        }
+        let address = self.address + (offset * size_of::<T>()) as u64;
+        // SAFETY: `T: DeviceCopy` is plain data, so its bytes can be read as they are.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), size_of_val(data)) };
+        // SAFETY: the range is inside the allocation (the callers check `offset + len <= len`).
+        unsafe { self.device.backend_ops().copy_to_device(address, bytes) }
     }
 
     /// Copies `len` elements starting at `offset` to `out`.
@@ -256,34 +149,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// # Safety
     /// `out` must be valid for `len` writes; `offset + len <= self.len`.
     pub(crate) unsafe fn copy_to_raw(&self, offset: usize, len: usize, out: *mut T) -> Result<()> {
-        if len == 0 {
+        if len == 0 || self.memory.is_none() {
             return Ok(());
         }
-        let address = self.address + (offset * std::mem::size_of::<T>()) as u64;
-        match &self.memory {
-            Memory::Cuda(_) => {
-                self.bind()?;
-                // SAFETY: the caller guarantees `out`; the range is inside the allocation.
-                let out = unsafe { std::slice::from_raw_parts_mut(out, len) };
-                unsafe { result::memcpy_dtoh_sync(out, address) }.map_err(driver("cuMemcpyDtoH"))
-            }
-            Memory::Host(_) => {
-                // SAFETY: as above.
-                unsafe { std::ptr::copy_nonoverlapping(address as *const T, out, len) };
-                Ok(())
-            }
-            Memory::Empty => Ok(()),
-        }
-    }
-
-    fn bind(&self) -> Result<()> {
-        match self.device.cuda() {
-            Some(cuda) => cuda
-                .context
-                .bind_to_thread()
-                .map_err(driver("cuCtxSetCurrent")),
-            None => Ok(()),
-        }
+        let address = self.address + (offset * size_of::<T>()) as u64;
+        // SAFETY: the caller guarantees `out` is valid for `len` elements, that is
+        // `len * size_of::<T>()` bytes; any bits written are a valid `T` (DeviceCopy).
+        let out = unsafe { std::slice::from_raw_parts_mut(out.cast::<u8>(), len * size_of::<T>()) };
+        // SAFETY: the caller guarantees the range is inside the allocation.
+        unsafe { self.device.backend_ops().copy_to_host(address, out) }
     }
 
     /// A read-only view of `range`, usable where a kernel takes `&[T]`.

@@ -1,67 +1,41 @@
 //! [`Device`]: a GPU, or the CPU simulator, that kernels run on.
 
-use crate::Dim3;
-use crate::cuda::CudaDevice;
-use crate::error::{Error, Result, driver};
-use crate::simulator::Simulator;
-use crate::stream::Stream;
+use crate::backend::DeviceBackend;
+use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// The limits a launch is checked against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DeviceLimits {
-    /// Most threads in one block (1024 on every current GPU).
-    pub max_threads_per_block: u32,
-    /// Largest block along x, y, z.
-    pub max_block_dim: Dim3,
-    /// Largest grid along x, y, z.
-    pub max_grid_dim: Dim3,
-    /// Shared memory a block may use without opting in, in bytes (48 KiB).
-    pub max_shared_memory_per_block: u32,
-    /// Shared memory a block may use after opting in, in bytes (227 KiB on an H100); ferrocuda
-    /// opts in automatically when a launch asks for more than the default.
-    pub max_shared_memory_per_block_optin: u32,
-    /// Threads per warp (32).
-    pub warp_size: u32,
-    /// Number of multiprocessors.
-    pub multiprocessor_count: u32,
-}
-
-/// Which kind of device a [`Device`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    /// A CUDA GPU, through the driver API.
-    Cuda,
-    /// The CPU simulator.
-    Simulator,
-}
-
-pub(crate) enum DeviceKind {
-    Cuda(CudaDevice),
-    Simulator(Simulator),
-}
-
+/// What a [`Device`] handle shares.
 pub(crate) struct DeviceInner {
-    pub id: u64,
-    pub kind: DeviceKind,
-    pub name: String,
-    pub ordinal: usize,
-    pub compute_capability: (u32, u32),
-    pub total_memory: usize,
-    pub limits: DeviceLimits,
+    /// A process-unique identity.
+    id: u64,
+    /// The GPU or the simulator.
+    backend: DeviceBackend,
+    /// The device's name.
+    name: String,
+    /// The CUDA ordinal (0 for the simulator).
+    ordinal: usize,
+    /// Compute capability.
+    compute_capability: (u32, u32),
+    /// Total memory in bytes.
+    total_memory: usize,
+    /// The limits launches are checked against.
+    limits: DeviceLimits,
     /// Kernels launched since the last synchronization checked for panics, and an error the
     /// simulator found that the next synchronization must return.
-    pub pending: Mutex<Pending>,
+    pending: Mutex<Pending>,
 }
 
+/// What the next synchronization must check.
 #[derive(Default)]
-pub(crate) struct Pending {
-    pub launched: Vec<&'static str>,
+struct Pending {
+    /// Kernels launched since the last synchronization.
+    launched: Vec<&'static str>,
     /// Simulator faults, by the thread that launched: a simulated launch runs on its caller's
     /// thread, so its error belongs to that thread's next synchronization, even when other
     /// threads share the device.
-    pub errors: Vec<(std::thread::ThreadId, Error)>,
+    errors: Vec<(std::thread::ThreadId, Error)>,
 }
 
 /// A device kernels run on: a CUDA GPU or the CPU simulator. Cheap to clone (shared handle).
@@ -74,7 +48,8 @@ pub(crate) struct Pending {
 /// ```
 #[derive(Clone)]
 pub struct Device {
-    pub(crate) inner: Arc<DeviceInner>,
+    /// The shared state.
+    inner: Arc<DeviceInner>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -94,19 +69,8 @@ impl Device {
         if let Some(device) = devices.iter().find(|d| d.inner.ordinal == ordinal) {
             return Ok(device.clone());
         }
-        let (cuda, info) = CudaDevice::open(ordinal)?;
-        let device = Device {
-            inner: Arc::new(DeviceInner {
-                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                kind: DeviceKind::Cuda(cuda),
-                name: info.name,
-                ordinal,
-                compute_capability: info.compute_capability,
-                total_memory: info.total_memory,
-                limits: info.limits,
-                pending: Mutex::new(Pending::default()),
-            }),
-        };
+        let (backend, description) = DeviceBackend::open_cuda(ordinal)?;
+        let device = Device::from_backend(backend, description, ordinal);
         devices.push(device.clone());
         Ok(device)
     }
@@ -115,21 +79,30 @@ impl Device {
     pub fn simulator() -> Device {
         SIMULATOR
             .get_or_init(|| {
-                let simulator = Simulator::new();
-                Device {
-                    inner: Arc::new(DeviceInner {
-                        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                        name: "ferrocuda CPU simulator".to_string(),
-                        ordinal: 0,
-                        compute_capability: Simulator::COMPUTE_CAPABILITY,
-                        total_memory: Simulator::total_memory(),
-                        limits: Simulator::LIMITS,
-                        kind: DeviceKind::Simulator(simulator),
-                        pending: Mutex::new(Pending::default()),
-                    }),
-                }
+                let (backend, description) = DeviceBackend::simulator();
+                Device::from_backend(backend, description, 0)
             })
             .clone()
+    }
+
+    /// A handle to a newly opened backend.
+    fn from_backend(
+        backend: DeviceBackend,
+        description: DeviceDescription,
+        ordinal: usize,
+    ) -> Self {
+        Device {
+            inner: Arc::new(DeviceInner {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                backend,
+                name: description.name,
+                ordinal,
+                compute_capability: description.compute_capability,
+                total_memory: description.total_memory,
+                limits: description.limits,
+                pending: Mutex::new(Pending::default()),
+            }),
+        }
     }
 
     /// The device used when none is named: the simulator if `FERROCUDA_SIMULATOR=1`; else GPU
@@ -153,7 +126,7 @@ impl Device {
                 })?,
                 Err(_) => 0,
             };
-            match CudaDevice::count() {
+            match DeviceBackend::cuda_device_count() {
                 Ok(n) if n > 0 => Device::new(ordinal)?,
                 Ok(_) => {
                     eprintln!(
@@ -173,11 +146,9 @@ impl Device {
     }
 
     /// GPU or simulator.
+    #[inline]
     pub fn backend(&self) -> Backend {
-        match self.inner.kind {
-            DeviceKind::Cuda(_) => Backend::Cuda,
-            DeviceKind::Simulator(_) => Backend::Simulator,
-        }
+        self.inner.backend.kind()
     }
 
     /// Whether this is the CPU simulator.
@@ -207,27 +178,12 @@ impl Device {
 
     /// Free and total device memory in bytes, now.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => cuda.context.mem_get_info().map_err(driver("cuMemGetInfo")),
-            DeviceKind::Simulator(_) => Ok((self.inner.total_memory, self.inner.total_memory)),
-        }
+        self.inner.backend.memory_info(self.inner.total_memory)
     }
 
     /// The limits launches are checked against.
     pub fn limits(&self) -> &DeviceLimits {
         &self.inner.limits
-    }
-
-    /// The device's default stream (CUDA's legacy default stream, ordered with all others).
-    pub fn default_stream(&self) -> Stream {
-        Stream::default_for(self)
-    }
-
-    /// A new stream, for work that may overlap with other new streams. It is a blocking stream:
-    /// ordered with the default stream both ways, so buffers made, read or freed by synchronous
-    /// operations are safe to use on it (see [`Stream`]).
-    pub fn new_stream(&self) -> Result<Stream> {
-        Stream::new(self)
     }
 
     /// Waits for all work on the device, then reports the first kernel panic or simulator fault
@@ -237,11 +193,7 @@ impl Device {
     /// first synchronization after it, from whichever host thread. On the simulator a fault is
     /// reported to the thread that launched the kernel.
     pub fn synchronize(&self) -> Result<()> {
-        if let DeviceKind::Cuda(cuda) = &self.inner.kind {
-            cuda.context
-                .synchronize()
-                .map_err(driver("cuCtxSynchronize"))?;
-        }
+        self.inner.backend.synchronize()?;
         self.check_pending()
     }
 
@@ -250,38 +202,16 @@ impl Device {
     /// output goes to the process's stdout at the next synchronization and this returns an
     /// empty string.
     pub fn take_simulator_output(&self) -> String {
-        match &self.inner.kind {
-            DeviceKind::Simulator(sim) => sim.take_output(),
-            DeviceKind::Cuda(_) => String::new(),
-        }
+        self.inner.backend.take_output()
     }
 
-    /// The underlying cudarc context (None for the simulator).
-    pub fn cuda_context(&self) -> Option<&Arc<cudarc::driver::CudaContext>> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => Some(&cuda.context),
-            DeviceKind::Simulator(_) => None,
-        }
+    /// The backend, for the operations of the handles and the launch.
+    #[inline]
+    pub(crate) fn backend_ops(&self) -> &DeviceBackend {
+        &self.inner.backend
     }
 
-    pub(crate) fn cuda(&self) -> Option<&CudaDevice> {
-        match &self.inner.kind {
-            DeviceKind::Cuda(cuda) => Some(cuda),
-            DeviceKind::Simulator(_) => None,
-        }
-    }
-
-    pub(crate) fn simulator_backend(&self) -> Option<&Simulator> {
-        match &self.inner.kind {
-            DeviceKind::Simulator(sim) => Some(sim),
-            DeviceKind::Cuda(_) => None,
-        }
-    }
-
-    pub(crate) fn id(&self) -> u64 {
-        self.inner.id
-    }
-
+    /// Whether `other` is the same device.
     #[inline]
     pub(crate) fn same_as(&self, other: &Device) -> bool {
         self.inner.id == other.inner.id
@@ -322,21 +252,8 @@ impl Device {
         if let Some(error) = error {
             return Err(error);
         }
-        if let DeviceKind::Cuda(cuda) = &self.inner.kind {
-            let mut names: Vec<&str> = Vec::new();
-            for name in launched {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-            let kernels = if names.len() == 1 {
-                names[0].to_string()
-            } else {
-                format!("one of {}", names.join(", "))
-            };
-            if let Some(panic) = cuda.take_panic(&kernels)? {
-                return Err(Error::KernelPanic(panic));
-            }
+        if let Some(panic) = self.inner.backend.take_panic(|| kernels_text(launched))? {
+            return Err(Error::KernelPanic(panic));
         }
         Ok(())
     }
@@ -353,6 +270,21 @@ impl Device {
                 found: other.to_string(),
             })
         }
+    }
+}
+
+/// The kernels a device panic may come from: `vecadd`, or `one of vecadd, scale`.
+fn kernels_text(launched: Vec<&'static str>) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for name in launched {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.len() == 1 {
+        names[0].to_string()
+    } else {
+        format!("one of {}", names.join(", "))
     }
 }
 

@@ -1,11 +1,11 @@
 //! [`KernelArg`]: what may be passed for each kernel parameter shape, checked at compile time.
 
 use crate::DeviceCopy;
-use crate::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 use crate::device::abi::{KernelParam, Slice, SliceMut, Value};
-use crate::device_handle::Device;
-use crate::error::Result;
-use crate::launch::ArgBinder;
+use crate::handles::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use crate::handles::device::Device;
+use crate::launch::binder::ArgBinder;
+use crate::vocabulary::error::Result;
 
 /// A host value that can be passed for a kernel parameter of shape `P`.
 ///
@@ -132,6 +132,15 @@ impl<'a, T: DeviceCopy> KernelArg<'a, Value<T>> for T {
 impl<'a, T: DeviceCopy> KernelArg<'a, Value<T>> for &T {
     fn bind(self, binder: &mut ArgBinder<'a>) -> Result<()> {
         binder.push_value(*self);
+        Ok(())
+    }
+}
+
+impl<'a> ArgBinder<'a> {
+    /// Binds the next argument.
+    pub fn bind<P: KernelParam, A: KernelArg<'a, P>>(&mut self, arg: A) -> Result<()> {
+        arg.bind(self)?;
+        self.bound += 1;
         Ok(())
     }
 }

@@ -20,16 +20,13 @@ impl StackPool {
         StackPool { free, stack_bytes }
     }
 
-    /// A free stack, new if none is left.
-    pub(super) fn take(&mut self) -> Result<DefaultStack, String> {
+    /// A free stack, new if none is left; the error is the stack size and the system's reason.
+    pub(super) fn take(&mut self) -> Result<DefaultStack, (usize, String)> {
         match self.free.pop() {
             Some(stack) => Ok(stack),
-            None => DefaultStack::new(self.stack_bytes).map_err(|e| {
-                format!(
-                    "the simulator could not allocate a {} KiB stack for a simulated thread: {e}",
-                    self.stack_bytes / 1024
-                )
-            }),
+            None => {
+                DefaultStack::new(self.stack_bytes).map_err(|e| (self.stack_bytes, e.to_string()))
+            }
         }
     }
 

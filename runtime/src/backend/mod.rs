@@ -189,8 +189,8 @@ impl DeviceBackend {
     /// The caller writes every byte before any read.
     pub(crate) unsafe fn allocate_uninit(&self, bytes: usize, align: usize) -> Result<Allocation> {
         match self {
-            // SAFETY: the caller writes every byte before reading one.
             DeviceBackend::Cuda(cuda) => {
+                // SAFETY: the caller writes every byte before reading one.
                 unsafe { cuda.allocate_uninit(bytes) }.map(Allocation::Cuda)
             }
             DeviceBackend::Simulator(_) => {

@@ -55,9 +55,11 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
 
     /// The initial value's bytes.
     fn init_bytes(&self) -> &'static [u8] {
-        // SAFETY: `__new` requires a static, so `self` lives for the whole program; `T` is
-        // `DeviceCopy`, plain bytes.
+        // SAFETY: `__new` is unsafe and requires a static, so `self` lives for the whole
+        // program and extending the borrow to 'static is sound.
         let this: &'static Self = unsafe { &*(self as *const Self) };
+        // SAFETY: `init` is a live `T` of `size_of::<T>()` bytes, and `T: DeviceCopy` is plain
+        // data without padding reads that matter (its bytes are copied as they are).
         unsafe { std::slice::from_raw_parts((&raw const this.init).cast::<u8>(), size_of::<T>()) }
     }
 

@@ -66,9 +66,10 @@ pub enum Error {
     /// A kernel thread panicked (out-of-bounds index, `assert!`, `panic!`...).
     #[error(transparent)]
     KernelPanic(#[from] KernelPanic),
-    /// The simulator detected a bug that would hang or corrupt memory on a GPU.
+    /// The simulator detected a bug that would hang or corrupt memory on a GPU. Boxed, so that
+    /// every `Result` of the runtime stays small.
     #[error(transparent)]
-    SimulatorFault(#[from] SimulatorFault),
+    SimulatorFault(#[from] Box<SimulatorFault>),
     /// No usable CUDA device.
     #[error("no CUDA device: {0}")]
     NoDevice(String),
@@ -100,6 +101,12 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+}
+
+impl From<SimulatorFault> for Error {
+    fn from(fault: SimulatorFault) -> Self {
+        Error::SimulatorFault(Box::new(fault))
+    }
 }
 
 /// A launch rejected by validation against the device's limits, before reaching the device.

@@ -176,7 +176,7 @@ impl<'a> Launch<'a> {
             return Err(Error::KernelPanic(panic));
         }
         if let Some(fault) = self.fault.borrow_mut().take() {
-            return Err(Error::SimulatorFault(fault));
+            return Err(fault.into());
         }
         Ok(())
     }

@@ -326,3 +326,72 @@ fn groups_text(block_dim: Dim3, groups: &[ThreadGroup], exited_text: &str) -> St
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_and_stacks_read_as_before() {
+        let total = SimulatorFault::SharedMemoryLimit {
+            kernel: "k".to_string(),
+            static_bytes: 1024,
+            dynamic_bytes: 98304,
+            limit: 98304,
+        };
+        assert_eq!(
+            total.to_string(),
+            "kernel `k`: the kernel needs 1024 bytes of static and 98304 bytes of dynamic shared memory, more than the limit of 98304 bytes per block"
+        );
+        let stack = SimulatorFault::StackAllocation {
+            kernel: "k".to_string(),
+            stack_bytes: 256 * 1024,
+            reason: "out of memory".to_string(),
+        };
+        assert_eq!(
+            stack.to_string(),
+            "kernel `k`: the simulator could not allocate a 256 KiB stack for a simulated thread: out of memory"
+        );
+        assert_eq!((stack.kernel(), stack.block()), ("k", None));
+        assert!(stack.groups().is_empty());
+    }
+
+    #[test]
+    fn exited_threads_are_described_by_what_the_others_wait_at() {
+        let site = |line| SourceSite {
+            file: "k.rs",
+            line,
+            column: 5,
+        };
+        let at = |line| ThreadActivity::AtBarrier {
+            barrier: "syncthreads",
+            site: site(line),
+        };
+        let group = |x: u32, activity| ThreadGroup {
+            threads: vec![Dim3::new(x, 0, 0)],
+            activity,
+        };
+        let fault = |groups| SimulatorFault::DivergentBarrier {
+            kernel: "k".to_string(),
+            block: Dim3::new(1, 0, 0),
+            block_dim: Dim3::new(4, 1, 1),
+            groups,
+        };
+        let one_site = fault(vec![group(0, at(3)), group(1, ThreadActivity::Exited)]);
+        assert_eq!(
+            one_site.to_string(),
+            "kernel `k`: divergent barrier in block (1, 0, 0): thread (0, 0, 0) wait at syncthreads at k.rs:3:5; thread (1, 0, 0) exited without reaching it"
+        );
+        let two_sites = fault(vec![
+            group(0, at(3)),
+            group(1, at(4)),
+            group(2, ThreadActivity::Exited),
+        ]);
+        assert!(
+            two_sites
+                .to_string()
+                .ends_with("thread (2, 0, 0) exited without reaching a barrier"),
+            "{two_sites}"
+        );
+    }
+}

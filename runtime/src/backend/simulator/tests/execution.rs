@@ -196,7 +196,6 @@ fn early_return_before_a_barrier_is_a_divergent_barrier() {
         (*block, *block_dim),
         (Dim3::new(0, 0, 0), Dim3::new(32, 1, 1))
     );
-    let row = |xs: std::ops::Range<u32>| xs.map(|x| Dim3::new(x, 0, 0)).collect::<Vec<_>>();
     assert_eq!(
         groups,
         &[
@@ -241,7 +240,7 @@ static TWO_SITES: KernelInfo = KernelInfo::new("two_sites", &MODULE, two_sites_s
 #[test]
 fn barriers_at_two_sites_are_divergent() {
     let sim = Simulator::new();
-    let message = fault_message(launch(
+    let fault = fault(launch(
         &sim,
         &TWO_SITES,
         1,
@@ -249,11 +248,36 @@ fn barriers_at_two_sites_are_divergent() {
         0,
         &ParamBuffer::default(),
     ));
-    let (a, b) = (TWO_SITES_A.get().expect("a"), TWO_SITES_B.get().expect("b"));
+    let SimulatorFault::DivergentBarrier { groups, .. } = &fault else {
+        panic!("expected a divergent barrier: {fault:?}")
+    };
+    let rows = |ys: std::ops::Range<u32>| -> Vec<Dim3> {
+        ys.flat_map(|y| (0..8).map(move |x| Dim3::new(x, y, 0)))
+            .collect()
+    };
+    let at = |site| ThreadActivity::AtBarrier {
+        barrier: "syncthreads",
+        site,
+    };
     assert_eq!(
-        message,
+        groups,
+        &[
+            ThreadGroup {
+                threads: rows(0..2),
+                activity: at(site(&TWO_SITES_A)),
+            },
+            ThreadGroup {
+                threads: rows(2..4),
+                activity: at(site(&TWO_SITES_B)),
+            },
+        ]
+    );
+    let (a, b) = (site(&TWO_SITES_A), site(&TWO_SITES_B));
+    // Exited threads are described differently when the waiting ones wait at two barriers.
+    assert_eq!(
+        fault.to_string(),
         format!(
-            "divergent barrier in block (0, 0, 0): threads (0..8, 0..2, 0) wait at syncthreads at {a}; threads (0..8, 2..4, 0) wait at syncthreads at {b}"
+            "kernel `two_sites`: divergent barrier in block (0, 0, 0): threads (0..8, 0..2, 0) wait at syncthreads at {a}; threads (0..8, 2..4, 0) wait at syncthreads at {b}"
         )
     );
 }
@@ -323,7 +347,7 @@ static TOO_MUCH_SHARED: KernelInfo =
 #[test]
 fn too_much_static_shared_memory_is_a_fault() {
     let sim = Simulator::new();
-    let message = fault_message(launch(
+    let fault = fault(launch(
         &sim,
         &TOO_MUCH_SHARED,
         1,
@@ -332,7 +356,15 @@ fn too_much_static_shared_memory_is_a_fault() {
         &ParamBuffer::default(),
     ));
     assert_eq!(
-        message,
-        "the kernel's static shared arrays need 65536 bytes, more than the limit of 49152 bytes per block"
+        fault,
+        SimulatorFault::StaticSharedMemoryLimit {
+            kernel: "too_much_shared".to_string(),
+            static_bytes: 65536,
+            limit: 49152,
+        }
+    );
+    assert_eq!(
+        fault.to_string(),
+        "kernel `too_much_shared`: the kernel's static shared arrays need 65536 bytes, more than the limit of 49152 bytes per block"
     );
 }

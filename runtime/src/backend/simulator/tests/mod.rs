@@ -14,7 +14,9 @@ use crate::device::abi::SliceAbi;
 use crate::device::sim::{self, BarrierOp, SharedSite, ShuffleKind, WarpOp};
 use crate::device::{block_dim, block_idx, thread_idx};
 use crate::vocabulary::error::{Error, Result};
-use crate::vocabulary::fault::{SimulatorFault, SourceSite, ThreadActivity, ThreadGroup};
+use crate::vocabulary::fault::{
+    SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
+};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
 use crate::vocabulary::params::{ParamBuffer, ParamReader};
 use crate::vocabulary::shape::LaunchShape;
@@ -160,16 +162,20 @@ fn launch(
     sim.launch(info, &config, &params.reader())
 }
 
-/// The message of a simulator fault, without the `kernel `name`: ` prefix.
-fn fault_message(result: Result<()>) -> String {
+/// The simulator fault a launch returned.
+fn fault(result: Result<()>) -> SimulatorFault {
     match result {
-        Err(Error::SimulatorFault(fault)) => {
-            let text = fault.to_string();
-            let prefix = format!("kernel `{}`: ", fault.kernel());
-            text.strip_prefix(&prefix)
-                .expect("the kernel prefix")
-                .to_string()
-        }
+        Err(Error::SimulatorFault(fault)) => *fault,
         other => panic!("expected a simulator fault, got {other:?}"),
     }
+}
+
+/// The threads `(x, 0, 0)` for `x` in `xs`.
+fn row(xs: std::ops::Range<u32>) -> Vec<Dim3> {
+    xs.map(|x| Dim3::new(x, 0, 0)).collect()
+}
+
+/// The site of a recorded location.
+fn site(location: &Site) -> SourceSite {
+    SourceSite::from_location(location.get().expect("the location was reached"))
 }

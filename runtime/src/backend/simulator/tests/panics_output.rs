@@ -198,7 +198,7 @@ fn launches_are_deterministic() {
     for _ in 0..3 {
         assert_eq!(run(), first);
     }
-    let faults: Vec<String> = (0..3).map(|_| fault_message(run_race(0))).collect();
+    let faults: Vec<SimulatorFault> = (0..3).map(|_| fault(run_race(0))).collect();
     assert!(faults.iter().all(|f| *f == faults[0]));
 }
 

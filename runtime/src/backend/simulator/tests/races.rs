@@ -53,13 +53,33 @@ pub(super) fn run_race(mode: u32) -> Result<()> {
 
 #[test]
 fn race_between_a_write_and_an_unsynchronised_read_is_reported() {
-    let message = fault_message(run_race(0));
-    let (w, r) = (RACE_WRITE.get().expect("w"), RACE_READ.get().expect("r"));
+    let fault = fault(run_race(0));
+    let (w, r) = (site(&RACE_WRITE), site(&RACE_READ));
     // Thread 0 runs first: it writes word 0 and reads word 1; thread 1 then writes word 1.
     assert_eq!(
-        message,
+        fault,
+        SimulatorFault::DataRace {
+            kernel: "race".to_string(),
+            block: Dim3::new(0, 0, 0),
+            first: SharedAccess {
+                thread: Dim3::new(0, 0, 0),
+                write: false,
+                site: r,
+            },
+            second: SharedAccess {
+                thread: Dim3::new(1, 0, 0),
+                write: true,
+                site: w,
+            },
+            memory: SharedMemoryKind::Static,
+            offset: 4,
+            region_bytes: 256,
+        }
+    );
+    assert_eq!(
+        fault.to_string(),
         format!(
-            "data race on shared memory in block (0, 0, 0): thread (0, 0, 0) read at {r} and thread (1, 0, 0) wrote at {w} with no syncthreads between (byte 4 of a 256-byte static shared array)"
+            "kernel `race`: data race on shared memory in block (0, 0, 0): thread (0, 0, 0) read at {r} and thread (1, 0, 0) wrote at {w} with no syncthreads between (byte 4 of a 256-byte static shared array)"
         )
     );
 }
@@ -77,18 +97,13 @@ fn no_race_when_threads_touch_their_own_words() {
 #[test]
 fn syncwarp_orders_the_lanes_of_a_warp_only() {
     run_race(3).expect("syncwarp orders the lanes of one warp");
-    let message = fault_message(run_race(4));
+    let fault = fault(run_race(4));
     // Thread 32 wrote word 32 before the syncwarps; thread 0 (another warp) reads it after them.
-    assert!(
-        message.starts_with(
-            "data race on shared memory in block (0, 0, 0): thread (32, 0, 0) wrote at"
-        ),
-        "{message}"
-    );
-    assert!(
-        message.contains("and thread (0, 0, 0) read at"),
-        "{message}"
-    );
+    let SimulatorFault::DataRace { first, second, .. } = fault else {
+        panic!("expected a data race: {fault:?}")
+    };
+    assert_eq!((first.thread, first.write), (Dim3::new(32, 0, 0), true));
+    assert_eq!((second.thread, second.write), (Dim3::new(0, 0, 0), false));
 }
 
 /// Parameter 0: whether each thread also reads its neighbour's byte.
@@ -114,16 +129,20 @@ fn neighbouring_bytes_do_not_race_but_the_same_byte_does() {
     launch(&sim, &BYTE_RACE, 1, 32, 0, &params).expect("bytes of one word are distinct");
     let mut params = ParamBuffer::default();
     params.push(1u32);
-    let message = fault_message(launch(&sim, &BYTE_RACE, 1, 32, 0, &params));
-    assert!(
-        message.contains("thread (0, 0, 0) read at")
-            && message.contains("thread (1, 0, 0) wrote at"),
-        "{message}"
-    );
-    assert!(
-        message.ends_with("(byte 1 of a 32-byte static shared array)"),
-        "{message}"
-    );
+    let fault = fault(launch(&sim, &BYTE_RACE, 1, 32, 0, &params));
+    let SimulatorFault::DataRace {
+        first,
+        second,
+        offset,
+        region_bytes,
+        ..
+    } = fault
+    else {
+        panic!("expected a data race: {fault:?}")
+    };
+    assert_eq!((first.thread, first.write), (Dim3::new(0, 0, 0), false));
+    assert_eq!((second.thread, second.write), (Dim3::new(1, 0, 0), true));
+    assert_eq!((offset, region_bytes), (1, 32));
 }
 
 unsafe fn write_write_sim(_: &ParamReader<'_>) {
@@ -135,14 +154,22 @@ static WRITE_WRITE: KernelInfo = KernelInfo::new("write_write", &MODULE, write_w
 #[test]
 fn two_writes_to_one_element_race() {
     let sim = Simulator::new();
-    let message = fault_message(launch(&sim, &WRITE_WRITE, 1, 8, 0, &ParamBuffer::default()));
-    assert!(
-        message.contains("thread (0, 0, 0) wrote at")
-            && message.contains("thread (4, 0, 0) wrote at"),
-        "{message}"
-    );
-    assert!(
-        message.ends_with("(byte 0 of a 32-byte static shared array)"),
-        "{message}"
+    let fault = fault(launch(&sim, &WRITE_WRITE, 1, 8, 0, &ParamBuffer::default()));
+    let SimulatorFault::DataRace {
+        first,
+        second,
+        memory,
+        offset,
+        region_bytes,
+        ..
+    } = fault
+    else {
+        panic!("expected a data race: {fault:?}")
+    };
+    assert_eq!((first.thread, first.write), (Dim3::new(0, 0, 0), true));
+    assert_eq!((second.thread, second.write), (Dim3::new(4, 0, 0), true));
+    assert_eq!(
+        (memory, offset, region_bytes),
+        (SharedMemoryKind::Static, 0, 32)
     );
 }

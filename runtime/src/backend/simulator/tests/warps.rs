@@ -172,12 +172,34 @@ static WARP_EXIT: KernelInfo = KernelInfo::new("warp_exit", &MODULE, warp_exit_s
 #[test]
 fn a_shuffle_whose_lanes_exited_is_a_divergent_warp_operation() {
     let sim = Simulator::new();
-    let message = fault_message(launch(&sim, &WARP_EXIT, 1, 32, 0, &ParamBuffer::default()));
-    let site = WARP_EXIT_SITE.get().expect("reached");
+    let fault = fault(launch(&sim, &WARP_EXIT, 1, 32, 0, &ParamBuffer::default()));
+    let shfl = site(&WARP_EXIT_SITE);
     assert_eq!(
-        message,
+        fault,
+        SimulatorFault::DivergentWarpOperation {
+            kernel: "warp_exit".to_string(),
+            block: Dim3::new(0, 0, 0),
+            block_dim: Dim3::new(32, 1, 1),
+            groups: vec![
+                ThreadGroup {
+                    threads: row(0..16),
+                    activity: ThreadActivity::AtWarpOperation {
+                        operation: "shfl_down_sync",
+                        mask: u32::MAX,
+                        site: shfl,
+                    },
+                },
+                ThreadGroup {
+                    threads: row(16..32),
+                    activity: ThreadActivity::Exited,
+                },
+            ],
+        }
+    );
+    assert_eq!(
+        fault.to_string(),
         format!(
-            "divergent warp operation in block (0, 0, 0): threads (0..16, 0, 0) wait at shfl_down_sync (mask 0xffffffff) at {site}; threads (16..32, 0, 0) exited without reaching it"
+            "kernel `warp_exit`: divergent warp operation in block (0, 0, 0): threads (0..16, 0, 0) wait at shfl_down_sync (mask 0xffffffff) at {shfl}; threads (16..32, 0, 0) exited without reaching it"
         )
     );
 }
@@ -241,16 +263,28 @@ static OWN_LANE: KernelInfo = KernelInfo::new("own_lane", &MODULE, own_lane_sim,
 #[test]
 fn a_mask_without_the_callers_lane_is_a_fault() {
     let sim = Simulator::new();
-    let message = fault_message(launch(&sim, &OWN_LANE, 1, 2, 0, &ParamBuffer::default()));
-    assert!(
-        message.starts_with(
-            "invalid warp mask in block (0, 0, 0): thread (1, 0, 0) calls syncwarp at"
-        ),
-        "{message}"
+    let fault = fault(launch(&sim, &OWN_LANE, 1, 2, 0, &ParamBuffer::default()));
+    let SimulatorFault::InvalidWarpMask {
+        thread,
+        operation,
+        mask,
+        lane,
+        site,
+        ..
+    } = fault.clone()
+    else {
+        panic!("expected an invalid warp mask: {fault:?}")
+    };
+    assert_eq!(
+        (thread, operation, mask, lane),
+        (Dim3::new(1, 0, 0), "syncwarp", 1, 1)
     );
-    assert!(
-        message.ends_with("with mask 0x00000001, which does not include its own lane 1"),
-        "{message}"
+    assert!(site.file.ends_with("tests/warps.rs"), "{site}");
+    assert_eq!(
+        fault.to_string(),
+        format!(
+            "kernel `own_lane`: invalid warp mask in block (0, 0, 0): thread (1, 0, 0) calls syncwarp at {site} with mask 0x00000001, which does not include its own lane 1"
+        )
     );
 }
 
@@ -270,15 +304,37 @@ static DEADLOCK: KernelInfo = KernelInfo::new("deadlock", &MODULE, deadlock_sim,
 #[test]
 fn a_barrier_against_a_syncwarp_is_a_deadlock() {
     let sim = Simulator::new();
-    let message = fault_message(launch(&sim, &DEADLOCK, 1, 32, 0, &ParamBuffer::default()));
-    let (b, w) = (
-        DEADLOCK_BARRIER.get().expect("b"),
-        DEADLOCK_WARP.get().expect("w"),
+    let fault = fault(launch(&sim, &DEADLOCK, 1, 32, 0, &ParamBuffer::default()));
+    let (b, w) = (site(&DEADLOCK_BARRIER), site(&DEADLOCK_WARP));
+    assert_eq!(
+        fault,
+        SimulatorFault::Deadlock {
+            kernel: "deadlock".to_string(),
+            block: Dim3::new(0, 0, 0),
+            block_dim: Dim3::new(32, 1, 1),
+            groups: vec![
+                ThreadGroup {
+                    threads: row(0..16),
+                    activity: ThreadActivity::AtBarrier {
+                        barrier: "syncthreads",
+                        site: b,
+                    },
+                },
+                ThreadGroup {
+                    threads: row(16..32),
+                    activity: ThreadActivity::AtWarpOperation {
+                        operation: "syncwarp",
+                        mask: u32::MAX,
+                        site: w,
+                    },
+                },
+            ],
+        }
     );
     assert_eq!(
-        message,
+        fault.to_string(),
         format!(
-            "deadlock in block (0, 0, 0): threads (0..16, 0, 0) wait at syncthreads at {b}; threads (16..32, 0, 0) wait at syncwarp (mask 0xffffffff) at {w}"
+            "kernel `deadlock`: deadlock in block (0, 0, 0): threads (0..16, 0, 0) wait at syncthreads at {b}; threads (16..32, 0, 0) wait at syncwarp (mask 0xffffffff) at {w}"
         )
     );
 }

@@ -113,7 +113,7 @@ fn is_char_literal(bytes: &[u8]) -> bool {
 /// The paths a file names: every `use` tree flattened (`crate::{a::B, c::D}` gives `crate::a::B`
 /// and `crate::c::D`) and every other path starting with `crate::`, `super::`, `self::` or
 /// `cudarc::`, as lists of segments.
-fn paths_in(code: &str) -> Vec<Vec<String>> {
+fn paths_in(code: &str, children: &[String]) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
     let mut rest = code;
     // `use` statements (with their brace groups).
@@ -123,12 +123,17 @@ fn paths_in(code: &str) -> Vec<Vec<String>> {
         expand_use_tree(after[..end].trim(), &mut Vec::new(), &mut paths);
         rest = &after[end..];
     }
-    // Inline paths anywhere (including the ones in `use` statements: duplicates are harmless).
-    for root in ["crate", "super", "self", "cudarc"] {
+    // Inline paths anywhere (including the ones in `use` statements: duplicates are harmless),
+    // and paths relative to the file's module (`cuda::stream::x` in backend/mod.rs).
+    let roots = ["crate", "super", "self", "cudarc"]
+        .into_iter()
+        .chain(children.iter().map(String::as_str));
+    for root in roots {
         let mut rest = code;
         while let Some(at) = find_keyword(rest, root) {
             let tail = &rest[at..];
-            if tail[root.len()..].starts_with("::") {
+            let qualified = rest[..at].ends_with("::");
+            if !qualified && tail[root.len()..].starts_with("::") {
                 paths.push(path_at(tail));
             }
             rest = &tail[root.len()..];
@@ -254,11 +259,33 @@ fn file_of(module: &[String], files: &BTreeSet<String>) -> Option<String> {
     None
 }
 
+/// The names of the child modules of `file`'s module that are files of the crate.
+fn children_of(file: &str, files: &BTreeSet<String>) -> Vec<String> {
+    let module = module_of(file);
+    let dir = if module.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", module.join("/"))
+    };
+    files
+        .iter()
+        .filter_map(|f| f.strip_prefix(&dir))
+        .filter_map(|rest| match rest.split_once('/') {
+            Some((child, "mod.rs")) => Some(child.to_string()),
+            Some(_) => None,
+            None => rest.strip_suffix(".rs").map(String::from),
+        })
+        .filter(|child| child != "mod" && child != "lib")
+        .collect()
+}
+
 /// Resolves a path named in `file` to the crate module it points into (`None` for other crates).
-fn resolve(file: &str, path: &[String]) -> Option<Vec<String>> {
+/// `children` are the child modules of the file's module, which a path may start with.
+fn resolve(file: &str, path: &[String], children: &[String]) -> Option<Vec<String>> {
     let mut module = module_of(file);
     let mut rest = path;
     match rest.first().map(String::as_str) {
+        Some(first) if children.iter().any(|c| c == first) => {}
         Some("crate") => {
             module.clear();
             rest = &rest[1..];
@@ -300,8 +327,9 @@ fn build_graph(src: &Path) -> Graph {
     for file in &names {
         let source = std::fs::read_to_string(src.join(file)).expect("readable source file");
         let code = code_only(&source);
+        let children = children_of(file, &files);
         let targets = graph.edges.entry(file.clone()).or_default();
-        for path in paths_in(&code) {
+        for path in paths_in(&code, &children) {
             if path.first().is_some_and(|s| s == "cudarc") {
                 let allowed = file.starts_with("backend/cuda/") || file == "lib.rs";
                 if !allowed {
@@ -312,7 +340,7 @@ fn build_graph(src: &Path) -> Graph {
                 }
                 continue;
             }
-            let Some(module) = resolve(file, &path) else {
+            let Some(module) = resolve(file, &path, &children) else {
                 continue;
             };
             let Some(target) = file_of(&module, &files) else {
@@ -485,14 +513,14 @@ fn the_checker_finds_cycles_and_use_trees() {
     let joined: Vec<String> = out.iter().map(|p| p.join("::")).collect();
     assert_eq!(joined, ["crate::a::B", "crate::c::D", "crate::c::e::F"]);
     let code = code_only("// crate::x\nlet s = \"crate::y\"; use super::z;");
-    let found: Vec<String> = paths_in(&code).iter().map(|p| p.join("::")).collect();
+    let found: Vec<String> = paths_in(&code, &[]).iter().map(|p| p.join("::")).collect();
     assert!(found.contains(&"super::z".to_string()), "{found:?}");
     assert!(
         !found.iter().any(|p| p.contains('x') || p.contains('y')),
         "{found:?}"
     );
     assert_eq!(
-        resolve("handles/buffer.rs", &["super".into(), "stream".into()]),
+        resolve("handles/buffer.rs", &["super".into(), "stream".into()], &[]),
         Some(vec!["handles".to_string(), "stream".to_string()])
     );
 }

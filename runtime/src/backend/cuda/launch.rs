@@ -9,9 +9,10 @@
 //! binary search and one `Arc` clone, allocates nothing and makes one driver call besides the
 //! launch (`cuCtxSetCurrent`, which the driver answers from thread-local state).
 
+use super::CudaDevice;
+use super::driver::driver;
 use super::module::LoadedFunction;
 use super::stream::CudaStreamHandle;
-use super::{CudaDevice, driver};
 use crate::vocabulary::error::{LaunchError, Result, shape};
 use crate::vocabulary::kernel::KernelInfo;
 use crate::vocabulary::limits::DeviceLimits;

@@ -1,7 +1,8 @@
 //! Device memory, page-locked host memory, and the copies between them on a GPU.
 
+use super::CudaDevice;
+use super::driver::{driver, make_current};
 use super::stream::CudaStreamHandle;
-use super::{CudaDevice, driver, make_current};
 use crate::backend::copy::AsyncCopy;
 use crate::vocabulary::error::{Error, Result};
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, DevicePtr, result};

@@ -4,8 +4,9 @@
 //! [`module`] loads PTX modules and kernel functions and reads device panic records; [`memory`]
 //! allocates and copies; [`stream`] holds streams and events; [`interop`] is the public escape
 //! hatch to the underlying cudarc objects. The context is made current in one place,
-//! [`make_current`].
+//! [`make_current`] (in [`driver`], with the conversion of driver errors).
 
+pub(crate) mod driver;
 pub(crate) mod interop;
 pub(crate) mod launch;
 pub(crate) mod memory;
@@ -14,11 +15,14 @@ pub(crate) mod stream;
 
 use crate::Dim3;
 use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::kernel::{KernelInfo, PtxModule};
 use crate::vocabulary::limits::{DeviceDescription, DeviceLimits};
+use crate::vocabulary::panic_report::KernelPanic;
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaStream, DriverError, result};
-use module::{LoadedFunction, LoadedModule};
-use std::sync::{Arc, Mutex};
+use cudarc::driver::{CudaContext, CudaStream, result};
+use driver::{driver, make_current};
+use module::{LoadedFunction, ModuleCache};
+use std::sync::Arc;
 
 /// One GPU: its primary context and what has been loaded on it.
 pub(crate) struct CudaDevice {
@@ -26,36 +30,8 @@ pub(crate) struct CudaDevice {
     pub(crate) context: Arc<CudaContext>,
     /// The legacy default stream, where synchronous work and launches without a stream go.
     pub(crate) default_stream: Arc<CudaStream>,
-    /// PTX modules loaded so far, by the address of their `PtxModule` static.
-    modules: Mutex<Vec<(usize, Arc<LoadedModule>)>>,
-    /// Kernel functions loaded so far, sorted by the address of their `KernelInfo` static.
-    functions: Mutex<Vec<(usize, Arc<LoadedFunction>)>>,
-}
-
-/// Wraps a driver error with the name of the call that returned it.
-pub(crate) fn driver_error(call: &'static str, error: DriverError) -> Error {
-    Error::Driver {
-        call,
-        name: error
-            .error_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|_| format!("{:?}", error.0)),
-        description: error
-            .error_string()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|_| "unknown error".to_string()),
-    }
-}
-
-/// `.map_err(driver("cuXxx"))`.
-pub(crate) fn driver(call: &'static str) -> impl FnOnce(DriverError) -> Error {
-    move |e| driver_error(call, e)
-}
-
-/// Makes `context` current on the calling thread: the one place the runtime does so.
-#[inline]
-pub(crate) fn make_current(context: &CudaContext) -> Result<()> {
-    context.bind_to_thread().map_err(driver("cuCtxSetCurrent"))
+    /// The PTX modules and kernel functions loaded so far.
+    loaded: ModuleCache,
 }
 
 /// One device attribute, as `u32`.
@@ -143,8 +119,7 @@ impl CudaDevice {
         let device = CudaDevice {
             context,
             default_stream,
-            modules: Mutex::new(Vec::new()),
-            functions: Mutex::new(Vec::new()),
+            loaded: ModuleCache::default(),
         };
         Ok((device, description))
     }
@@ -165,5 +140,36 @@ impl CudaDevice {
     /// Free and total device memory in bytes.
     pub(crate) fn memory_info(&self) -> Result<(usize, usize)> {
         self.context.mem_get_info().map_err(driver("cuMemGetInfo"))
+    }
+
+    /// The kernel's function on this device, loaded on first use.
+    #[inline]
+    pub(crate) fn function(&self, info: &'static KernelInfo) -> Result<Arc<LoadedFunction>> {
+        self.loaded
+            .function(&self.context, &self.default_stream, info)
+    }
+
+    /// The device address of the constant-memory symbol `name` of `module` (`bytes` long).
+    pub(crate) fn constant_address(
+        &self,
+        module: &'static PtxModule,
+        name: &'static str,
+        bytes: usize,
+        type_name: &'static str,
+    ) -> Result<u64> {
+        self.loaded.constant_address(
+            &self.context,
+            &self.default_stream,
+            module,
+            name,
+            bytes,
+            type_name,
+        )
+    }
+
+    /// Reads and clears the panic records of every loaded module; returns the first panic.
+    pub(crate) fn take_panic(&self, kernels: &str) -> Result<Option<KernelPanic>> {
+        self.bind()?;
+        self.loaded.take_panic(kernels)
     }
 }

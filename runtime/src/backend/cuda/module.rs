@@ -1,16 +1,25 @@
 //! PTX modules and kernel functions on one GPU, loaded on first use and cached for the life of
 //! the device; the device panic records of the loaded modules; constant-memory symbols.
 
-use super::{CudaDevice, driver, driver_error};
+use super::driver::{driver, driver_error};
 use crate::Dim3;
 use crate::device::panic::{PANIC_RECORD_SYMBOL, PANIC_STATE_EMPTY, PanicRecord};
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
 use crate::vocabulary::panic_report::{FORMATTED_MESSAGE, KernelPanic};
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, CudaModule, DevicePtr, result};
-use std::sync::Arc;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, result};
 use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Mutex};
+
+/// What one GPU has loaded: PTX modules and kernel functions, for the life of the device.
+#[derive(Default)]
+pub(crate) struct ModuleCache {
+    /// PTX modules loaded so far, by the address of their `PtxModule` static.
+    modules: Mutex<Vec<(usize, Arc<LoadedModule>)>>,
+    /// Kernel functions loaded so far, sorted by the address of their `KernelInfo` static.
+    functions: Mutex<Vec<(usize, Arc<LoadedFunction>)>>,
+}
 
 /// A PTX module loaded on one device.
 pub(crate) struct LoadedModule {
@@ -34,25 +43,28 @@ pub(crate) struct LoadedFunction {
     pub(crate) dynamic_shared_allowed: AtomicU32,
 }
 
-impl CudaDevice {
-    /// The module, loaded on first use and cached for the life of the device.
-    pub(crate) fn module(&self, module: &'static PtxModule) -> Result<Arc<LoadedModule>> {
+impl ModuleCache {
+    /// The module, loaded in `context` on first use and cached for the life of the device.
+    pub(crate) fn module(
+        &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        module: &'static PtxModule,
+    ) -> Result<Arc<LoadedModule>> {
         let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, loaded)) = modules.iter().find(|(key, _)| *key == module.key()) {
             return Ok(loaded.clone());
         }
         let ptx = cudarc::nvrtc::Ptx::from_src(module.ptx);
-        let cuda_module = self.context.load_module(ptx).map_err(|e| Error::Module {
+        let cuda_module = context.load_module(ptx).map_err(|e| Error::Module {
             module: module.crate_name,
             message: format!(
                 "the driver rejected the PTX ({}); the GPU may be older than the PTX's target architecture (FERROCUDA_ARCH at build time)",
                 driver_error("cuModuleLoadData", e)
             ),
         })?;
-        let panic_record = match cuda_module.get_global(PANIC_RECORD_SYMBOL, &self.default_stream) {
-            Ok(view) if view.len() == size_of::<PanicRecord>() => {
-                Some(view.device_ptr(&self.default_stream).0)
-            }
+        let panic_record = match cuda_module.get_global(PANIC_RECORD_SYMBOL, stream) {
+            Ok(view) if view.len() == size_of::<PanicRecord>() => Some(view.device_ptr(stream).0),
             _ => None,
         };
         let loaded = Arc::new(LoadedModule {
@@ -67,13 +79,18 @@ impl CudaDevice {
     /// address of the kernel's static description, so a launch finds its function with a
     /// binary search under one uncontended lock.
     #[inline]
-    pub(crate) fn function(&self, info: &'static KernelInfo) -> Result<Arc<LoadedFunction>> {
+    pub(crate) fn function(
+        &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        info: &'static KernelInfo,
+    ) -> Result<Arc<LoadedFunction>> {
         let key = info.key();
         let mut functions = self.functions.lock().unwrap_or_else(|e| e.into_inner());
         match functions.binary_search_by_key(&key, |(k, _)| *k) {
             Ok(found) => Ok(functions[found].1.clone()),
             Err(slot) => {
-                let loaded = Arc::new(self.load_function(info)?);
+                let loaded = Arc::new(self.load_function(context, stream, info)?);
                 functions.insert(slot, (key, loaded.clone()));
                 Ok(loaded)
             }
@@ -82,8 +99,13 @@ impl CudaDevice {
 
     /// Loads the kernel's function and reads its attributes.
     #[cold]
-    fn load_function(&self, info: &'static KernelInfo) -> Result<LoadedFunction> {
-        let module = self.module(info.module)?;
+    fn load_function(
+        &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        info: &'static KernelInfo,
+    ) -> Result<LoadedFunction> {
+        let module = self.module(context, stream, info.module)?;
         let function = module
             .module
             .load_function(info.name)
@@ -118,15 +140,17 @@ impl CudaDevice {
     /// `bytes` bytes (`type_name` is the Rust type, for the message when it has not).
     pub(crate) fn constant_address(
         &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
         module: &'static PtxModule,
         name: &'static str,
         bytes: usize,
         type_name: &'static str,
     ) -> Result<u64> {
-        let loaded = self.module(module)?;
+        let loaded = self.module(context, stream, module)?;
         let view = loaded
             .module
-            .get_global(name, &self.default_stream)
+            .get_global(name, stream)
             .map_err(|e| Error::Module {
                 module: module.crate_name,
                 message: format!(
@@ -143,11 +167,11 @@ impl CudaDevice {
                 ),
             });
         }
-        Ok(view.device_ptr(&self.default_stream).0)
+        Ok(view.device_ptr(stream).0)
     }
 
     /// Reads and clears the panic records of every loaded module; returns the first panic,
-    /// attributed to `kernels`.
+    /// attributed to `kernels`. The device's context must be current.
     pub(crate) fn take_panic(&self, kernels: &str) -> Result<Option<KernelPanic>> {
         let modules: Vec<Arc<LoadedModule>> = self
             .modules
@@ -173,7 +197,6 @@ impl CudaDevice {
     /// Reads the panic record at `address`, and clears it if it holds a panic.
     fn take_record(&self, address: u64) -> Result<PanicRecord> {
         let mut record = [PanicRecord::default()];
-        self.bind()?;
         // SAFETY: `address` is the module's `PanicRecord` global (its size was checked when the
         // module was loaded), and `record` has room for one.
         unsafe { result::memcpy_dtoh_sync(&mut record, address) }

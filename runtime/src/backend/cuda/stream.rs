@@ -1,6 +1,7 @@
 //! Streams and events on a GPU.
 
-use super::{CudaDevice, driver, make_current};
+use super::CudaDevice;
+use super::driver::{driver, make_current};
 use crate::vocabulary::error::Result;
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaStream, result};

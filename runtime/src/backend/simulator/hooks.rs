@@ -4,8 +4,8 @@
 //! thread that is.
 
 use super::block::ThreadState;
+use super::output::print_device_text;
 use super::panic_capture;
-use super::print_device_text;
 use super::scheduler::{ConstantView, Launch};
 use super::shared_memory::{RaceReport, SharedLimitExceeded};
 use crate::device::sim::{BarrierOp, SharedSite, SimHooks, WarpOp};
@@ -102,7 +102,7 @@ impl SimHooks for Launch<'_> {
         {
             return view.ptr;
         }
-        let ptr = self.simulator.constant_storage(name, init).cast_const();
+        let ptr = self.constants_store.storage(name, init).cast_const();
         constants.push(ConstantView {
             name,
             len: init.len(),

@@ -23,8 +23,11 @@
 //! in [`hooks`].
 
 mod block;
+mod constants;
 mod hooks;
 pub(crate) mod host_memory;
+mod limits;
+mod output;
 mod panic_capture;
 mod race;
 mod report;
@@ -36,7 +39,6 @@ mod warp;
 #[cfg(test)]
 mod tests;
 
-use crate::Dim3;
 #[cfg(doc)]
 use crate::vocabulary::error::Error;
 use crate::vocabulary::error::{LaunchError, Result};
@@ -46,10 +48,9 @@ use crate::vocabulary::kernel::KernelInfo;
 use crate::vocabulary::limits::DeviceLimits;
 use crate::vocabulary::params::ParamReader;
 use crate::vocabulary::shape::LaunchShape;
+use constants::ConstantStore;
 use scheduler::Launch;
-use shared_memory::AlignedBuffer;
 use stack_pool::StackPool;
-use std::cell::RefCell;
 use std::sync::Mutex;
 
 /// The environment variable that sets the stack size of each simulated thread, in KiB.
@@ -58,37 +59,6 @@ pub(crate) const STACK_SIZE_ENV: &str = "FERROCUDA_SIMULATOR_STACK_KIB";
 /// The default stack size of a simulated thread: room for kernels built without optimisation and
 /// for the unwinding of a panic.
 pub(crate) const DEFAULT_STACK_BYTES: usize = 256 * 1024;
-
-/// At most this many bytes of device output are kept for [`Simulator::take_output`] per OS
-/// thread; later output still goes to stdout.
-const OUTPUT_LIMIT: usize = 64 << 20;
-
-/// Alignment of each constant-memory symbol's storage.
-const CONSTANT_ALIGN: usize = 16;
-
-/// One constant-memory symbol's storage: the simulated device's copy of the symbol.
-struct ConstantSymbol {
-    /// The symbol's name.
-    name: &'static str,
-    /// Its size in bytes.
-    len: usize,
-    /// Its storage, at a stable address for the life of the simulator.
-    storage: AlignedBuffer,
-}
-
-/// What the kernels launched from one OS thread printed, kept for [`Simulator::take_output`].
-#[derive(Default)]
-struct OutputBuffer {
-    /// The text kept.
-    text: String,
-    /// Whether output was dropped because the buffer was full.
-    truncated: bool,
-}
-
-std::thread_local! {
-    /// The device output of the kernels launched from this OS thread, since it was last taken.
-    static OUTPUT: RefCell<OutputBuffer> = RefCell::new(OutputBuffer::default());
-}
 
 /// The CPU simulator: a device that runs kernels on the host (see the module documentation).
 ///
@@ -99,8 +69,8 @@ pub(crate) struct Simulator {
     stacks: Mutex<Vec<corosensei::stack::DefaultStack>>,
     /// The stack size of each simulated thread, in bytes.
     stack_bytes: usize,
-    /// Constant-memory symbols, by name and size.
-    constants: Mutex<Vec<ConstantSymbol>>,
+    /// Constant-memory symbols.
+    constants: ConstantStore,
 }
 
 impl Default for Simulator {
@@ -114,15 +84,7 @@ impl Simulator {
     pub const COMPUTE_CAPABILITY: (u32, u32) = (7, 0);
 
     /// The limits launches on the simulator are checked against (those of a current GPU).
-    pub const LIMITS: DeviceLimits = DeviceLimits {
-        max_threads_per_block: 1024,
-        max_block_dim: Dim3::new(1024, 1024, 64),
-        max_grid_dim: Dim3::new(2147483647, 65535, 65535),
-        max_shared_memory_per_block: 48 * 1024,
-        max_shared_memory_per_block_optin: 96 * 1024,
-        warp_size: 32,
-        multiprocessor_count: 1,
-    };
+    pub const LIMITS: DeviceLimits = limits::LIMITS;
 
     /// A simulator; the stack size of simulated threads comes from `FERROCUDA_SIMULATOR_STACK_KIB`
     /// (default 256 KiB).
@@ -135,7 +97,7 @@ impl Simulator {
         Simulator {
             stacks: Mutex::new(Vec::new()),
             stack_bytes,
-            constants: Mutex::new(Vec::new()),
+            constants: ConstantStore::default(),
         }
     }
 
@@ -180,39 +142,16 @@ impl Simulator {
         panic_capture::install();
         let stacks = std::mem::take(&mut *self.stacks.lock().unwrap_or_else(|e| e.into_inner()));
         let mut pool = StackPool::new(stacks, self.stack_bytes);
-        let result = Launch::new(self, info, config, params).run(&mut pool);
+        let result = Launch::new(&self.constants, info, config, params).run(&mut pool);
         let mut kept = self.stacks.lock().unwrap_or_else(|e| e.into_inner());
         kept.extend(pool.into_stacks());
         kept.truncate(Self::LIMITS.max_threads_per_block as usize);
         result
     }
 
-    /// The simulated device's copy of the constant-memory symbol `name` of `init.len()` bytes:
-    /// allocated and initialised from `init` on first use, then at the same address for the life
-    /// of the simulator. Kernels read it through the `constant` hook; the host writes through it.
-    pub(crate) fn constant_storage(&self, name: &'static str, init: &[u8]) -> *mut u8 {
-        let mut constants = self.constants.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(symbol) = constants
-            .iter()
-            .find(|s| s.name == name && s.len == init.len())
-        {
-            return symbol.storage.as_ptr();
-        }
-        let storage = AlignedBuffer::new(init.len(), CONSTANT_ALIGN, 0);
-        // SAFETY: the buffer holds at least `init.len()` bytes and is new, so does not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(init.as_ptr(), storage.as_ptr(), init.len()) };
-        let ptr = storage.as_ptr();
-        constants.push(ConstantSymbol {
-            name,
-            len: init.len(),
-            storage,
-        });
-        ptr
-    }
-
     /// Writes `value` to the constant-memory symbol `name` (initial value `init`).
     pub(crate) fn write_constant(&self, name: &'static str, init: &[u8], value: &[u8]) {
-        let storage = self.constant_storage(name, init);
+        let storage = self.constants.storage(name, init);
         // SAFETY: the storage holds `init.len()` bytes, as many as `value` (the caller passes
         // both for one type); launches on the simulator run synchronously, so none reads it now.
         unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), storage, value.len()) };
@@ -220,7 +159,7 @@ impl Simulator {
 
     /// Reads the constant-memory symbol `name` (initial value `init`) into `out`.
     pub(crate) fn read_constant(&self, name: &'static str, init: &[u8], out: &mut [u8]) {
-        let storage = self.constant_storage(name, init);
+        let storage = self.constants.storage(name, init);
         // SAFETY: as in `write_constant`.
         unsafe { std::ptr::copy_nonoverlapping(storage, out.as_mut_ptr(), out.len()) };
     }
@@ -229,27 +168,6 @@ impl Simulator {
     /// order the simulator ran the threads (deterministic). The text also went to stdout as it was
     /// printed.
     pub(crate) fn take_output(&self) -> String {
-        OUTPUT.with(|output| {
-            let mut output = output.borrow_mut();
-            let mut text = std::mem::take(&mut output.text);
-            if std::mem::take(&mut output.truncated) {
-                text.push_str("[ferrocuda: device output truncated]\n");
-            }
-            text
-        })
+        output::take_output()
     }
-}
-
-/// Prints device output (one `gpu_print!`/`gpu_println!` call, its text exactly as the GPU's
-/// `printf` would print it): to stdout, and to the calling OS thread's output buffer.
-pub(crate) fn print_device_text(text: &str) {
-    print!("{text}");
-    OUTPUT.with(|output| {
-        let mut output = output.borrow_mut();
-        if output.text.len() + text.len() > OUTPUT_LIMIT {
-            output.truncated = true;
-        } else {
-            output.text.push_str(text);
-        }
-    });
 }

@@ -15,8 +15,8 @@
 //! its stack with a payload the panic hook never sees, so destructors run and the stack goes back
 //! to the pool.
 
-use super::Simulator;
 use super::block::{ThreadSlot, ThreadState};
+use super::constants::ConstantStore;
 use super::panic_capture::{self, AbortThread};
 use super::report::thread_groups;
 use super::shared_memory::SharedMemory;
@@ -52,8 +52,8 @@ pub(super) struct ConstantView {
 /// One launch being simulated: the state of the block being run, and the hooks its threads call
 /// (see `hooks.rs`).
 pub(super) struct Launch<'a> {
-    /// The simulator (constant memory).
-    pub(super) simulator: &'a Simulator,
+    /// The simulator's constant memory.
+    pub(super) constants_store: &'a ConstantStore,
     /// The kernel.
     pub(super) info: &'static KernelInfo,
     /// The launch's parameters.
@@ -117,14 +117,14 @@ struct Workers<'p> {
 impl<'a> Launch<'a> {
     /// A launch of `info` with `config` and `params` (the block size is already validated).
     pub(super) fn new(
-        simulator: &'a Simulator,
+        constants_store: &'a ConstantStore,
         info: &'static KernelInfo,
         config: &LaunchShape,
         params: &'a ParamReader<'a>,
     ) -> Self {
         let threads = config.block.product() as usize;
         Launch {
-            simulator,
+            constants_store,
             info,
             params,
             grid: config.grid,

@@ -20,10 +20,10 @@ pub(super) const POISON: u8 = 0xFF;
 const SHARED_ALIGN: usize = 16;
 
 /// Static shared memory a block may use, as on a GPU (48 KiB).
-const STATIC_LIMIT: usize = super::Simulator::LIMITS.max_shared_memory_per_block as usize;
+const STATIC_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block as usize;
 
 /// Static plus dynamic shared memory a block may use (the simulator's opt-in limit).
-const TOTAL_LIMIT: usize = super::Simulator::LIMITS.max_shared_memory_per_block_optin as usize;
+const TOTAL_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block_optin as usize;
 
 /// An owned, aligned, heap-allocated byte buffer at a stable address.
 pub(crate) struct AlignedBuffer {

@@ -152,10 +152,10 @@ fn constant_memory_reads_what_the_host_wrote() {
     push_slice_mut(&mut params, &mut out);
     launch(&sim, &CONSTANT, 1, 4, 0, &params).expect("runs");
     assert_eq!(out, [0.0, 2.0, 4.0, 6.0]);
-    let storage = sim.constant_storage("SCALE", &SCALE_INIT);
+    let storage = sim.constants.storage("SCALE", &SCALE_INIT);
     assert_eq!(
         storage,
-        sim.constant_storage("SCALE", &SCALE_INIT),
+        sim.constants.storage("SCALE", &SCALE_INIT),
         "stable address"
     );
     assert_eq!(storage as usize % 16, 0);

@@ -113,6 +113,7 @@ impl DeviceBackend {
     pub(crate) fn simulator() -> (DeviceBackend, DeviceDescription) {
         let description = DeviceDescription {
             name: "ferrocuda CPU simulator".to_string(),
+            label: "ferrocuda CPU simulator".to_string(),
             compute_capability: Simulator::COMPUTE_CAPABILITY,
             total_memory: Simulator::total_memory(),
             limits: Simulator::LIMITS,

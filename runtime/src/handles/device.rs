@@ -14,6 +14,8 @@ pub(crate) struct DeviceInner {
     backend: DeviceBackend,
     /// The device's name.
     name: String,
+    /// How messages name the device (`Display`).
+    label: String,
     /// The CUDA ordinal (0 for the simulator).
     ordinal: usize,
     /// Compute capability.
@@ -96,6 +98,7 @@ impl Device {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
                 backend,
                 name: description.name,
+                label: description.label,
                 ordinal,
                 compute_capability: description.compute_capability,
                 total_memory: description.total_memory,
@@ -290,10 +293,7 @@ fn kernels_text(launched: Vec<&'static str>) -> String {
 
 impl std::fmt::Display for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.backend() {
-            Backend::Cuda => write!(f, "{} (GPU {})", self.inner.name, self.inner.ordinal),
-            Backend::Simulator => write!(f, "{}", self.inner.name),
-        }
+        f.write_str(&self.inner.label)
     }
 }
 

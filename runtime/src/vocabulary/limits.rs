@@ -35,6 +35,8 @@ pub struct DeviceLimits {
 pub(crate) struct DeviceDescription {
     /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
     pub name: String,
+    /// How messages name the device: `NVIDIA H100 80GB HBM3 (GPU 0)`.
+    pub label: String,
     /// Compute capability `(major, minor)`.
     pub compute_capability: (u32, u32),
     /// Total memory in bytes.

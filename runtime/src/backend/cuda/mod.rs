@@ -109,8 +109,10 @@ impl CudaDevice {
         let (major, minor) = context
             .compute_capability()
             .map_err(driver("cuDeviceGetAttribute"))?;
+        let name = context.name().map_err(driver("cuDeviceGetName"))?;
         let description = DeviceDescription {
-            name: context.name().map_err(driver("cuDeviceGetName"))?,
+            label: format!("{name} (GPU {ordinal})"),
+            name,
             compute_capability: (major as u32, minor as u32),
             total_memory: context.total_mem().map_err(driver("cuDeviceTotalMem"))?,
             limits: limits(&context)?,

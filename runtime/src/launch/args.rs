@@ -135,12 +135,3 @@ impl<'a, T: DeviceCopy> KernelArg<'a, Value<T>> for &T {
         Ok(())
     }
 }
-
-impl<'a> ArgBinder<'a> {
-    /// Binds the next argument.
-    pub fn bind<P: KernelParam, A: KernelArg<'a, P>>(&mut self, arg: A) -> Result<()> {
-        arg.bind(self)?;
-        self.bound += 1;
-        Ok(())
-    }
-}

@@ -1,6 +1,6 @@
 //! The launch layer, on top of the handles: [`config`] (the shape and stream of a launch, what
 //! `launch!` and the generated launchers fill in), [`args`] (what may be passed for each kernel
-//! parameter, checked at compile time), [`binder`] (collects the arguments, validates the shape,
+//! parameter, checked at compile time), [`binder`] with [`bind`] (collects the arguments, validates the shape,
 //! launches through the device's backend, copies host slices back) and [`bench`].
 //!
 //! What a launch then does on a GPU is in `backend/cuda/launch.rs`; on the simulator in
@@ -8,5 +8,6 @@
 
 pub(crate) mod args;
 pub(crate) mod bench;
+pub(crate) mod bind;
 pub(crate) mod binder;
 pub(crate) mod config;

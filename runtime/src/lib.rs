@@ -38,7 +38,7 @@
 //!    (`backend/simulator/`).
 //! 3. `handles/`: [`Device`], [`DeviceBuffer`], [`PinnedBuffer`], [`Stream`], [`Event`],
 //!    [`ConstantSymbol`]; they call the backend and never ask which one it is.
-//! 4. `launch/`: [`LaunchConfig`], argument binding ([`KernelArg`]), the launch, [`bench`].
+//! 4. `launch/`: [`LaunchConfig`], argument binding ([`KernelArg`]), the launch, [`bench()`].
 //!
 //! To see what a launch does on a GPU, read `backend/cuda/launch.rs`.
 #![cfg_attr(target_arch = "nvptx64", no_std)]

@@ -1,4 +1,4 @@
-//! [`bench`]: time a launch (or any device work) per call, like `cupyx.profiler.benchmark`.
+//! [`bench()`]: time a launch (or any device work) per call, like `cupyx.profiler.benchmark`.
 
 use crate::handles::device::Device;
 use crate::handles::event::Event;
@@ -7,7 +7,7 @@ use crate::vocabulary::error::Result;
 use crate::vocabulary::limits::Backend;
 use std::time::Instant;
 
-/// What [`bench`] times on: a [`Stream`], or a [`Device`] (its default stream, where
+/// What [`bench()`] times on: a [`Stream`], or a [`Device`] (its default stream, where
 /// `launch!` without a stream argument goes).
 pub trait BenchTarget {
     /// The stream the timing events are recorded on.
@@ -26,7 +26,7 @@ impl BenchTarget for Device {
     }
 }
 
-/// Per-call timings from [`bench`], in milliseconds.
+/// Per-call timings from [`bench()`], in milliseconds.
 ///
 /// `Display` prints the device time: `median 0.123 ms (min 0.120, max 0.130, 20 runs)`.
 #[derive(Clone, Debug, PartialEq)]

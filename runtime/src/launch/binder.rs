@@ -141,7 +141,6 @@ impl<'a> ArgBinder<'a> {
     }
 
     /// Validates the configuration, launches, and copies `&mut` host slices back.
-    #[inline]
     pub fn launch(mut self) -> Result<()> {
         let name = self.info.name;
         let shape = self.config.shape();

@@ -4,7 +4,7 @@
 //! [`module`] loads PTX modules and kernel functions and reads device panic records; [`memory`]
 //! allocates and copies; [`stream`] holds streams and events; [`interop`] is the public escape
 //! hatch to the underlying cudarc objects. The context is made current in one place,
-//! [`make_current`] (in [`driver`], with the conversion of driver errors).
+//! [`make_current`] (in [`mod@driver`], with the conversion of driver errors).
 
 pub(crate) mod driver;
 pub(crate) mod interop;

@@ -151,16 +151,27 @@ impl Simulator {
 
     /// Writes `value` to the constant-memory symbol `name` (initial value `init`).
     pub(crate) fn write_constant(&self, name: &'static str, init: &[u8], value: &[u8]) {
+        assert_eq!(
+            value.len(),
+            init.len(),
+            "a constant's value and initial value differ in size"
+        );
         let storage = self.constants.storage(name, init);
-        // SAFETY: the storage holds `init.len()` bytes, as many as `value` (the caller passes
-        // both for one type); launches on the simulator run synchronously, so none reads it now.
+        // SAFETY: the storage holds `init.len()` bytes, as many as `value` (checked); launches on
+        // the simulator run synchronously, so none reads it now.
         unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), storage, value.len()) };
     }
 
     /// Reads the constant-memory symbol `name` (initial value `init`) into `out`.
     pub(crate) fn read_constant(&self, name: &'static str, init: &[u8], out: &mut [u8]) {
+        assert_eq!(
+            out.len(),
+            init.len(),
+            "a constant's value and initial value differ in size"
+        );
         let storage = self.constants.storage(name, init);
-        // SAFETY: as in `write_constant`.
+        // SAFETY: the storage holds `init.len()` bytes, as many as `out` (checked); launches on
+        // the simulator run synchronously, so none writes it now.
         unsafe { std::ptr::copy_nonoverlapping(storage, out.as_mut_ptr(), out.len()) };
     }
 

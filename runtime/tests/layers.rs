@@ -279,10 +279,10 @@ fn children_of(file: &str, files: &BTreeSet<String>) -> Vec<String> {
         .collect()
 }
 
-/// Resolves a path named in `file` to the crate module it points into (`None` for other crates).
-/// `children` are the child modules of the file's module, which a path may start with.
-fn resolve(file: &str, path: &[String], children: &[String]) -> Option<Vec<String>> {
-    let mut module = module_of(file);
+/// Resolves a path named in module `module` to the crate module it points into (`None` for other
+/// crates). `children` are the child modules of the file's module, which a path may start with.
+fn resolve(module: &[String], path: &[String], children: &[String]) -> Option<Vec<String>> {
+    let mut module = module.to_vec();
     let mut rest = path;
     match rest.first().map(String::as_str) {
         Some(first) if children.iter().any(|c| c == first) => {}
@@ -329,7 +329,24 @@ fn build_graph(src: &Path) -> Graph {
         let code = code_only(&source);
         let children = children_of(file, &files);
         let targets = graph.edges.entry(file.clone()).or_default();
-        for path in paths_in(&code, &children) {
+        // An inline `mod tests { use super::*; ... }` at the end of a file is a module one level
+        // down: its `super` is the file's own module.
+        let (body, inline_tests) = match code.find("mod tests {") {
+            Some(at) => code.split_at(at),
+            None => (code.as_str(), ""),
+        };
+        let own = module_of(file);
+        let mut tests_module = own.clone();
+        tests_module.push("tests".to_string());
+        let named = paths_in(body, &children)
+            .into_iter()
+            .map(|path| (own.clone(), path))
+            .chain(
+                paths_in(inline_tests, &[])
+                    .into_iter()
+                    .map(|path| (tests_module.clone(), path)),
+            );
+        for (module, path) in named {
             if path.first().is_some_and(|s| s == "cudarc") {
                 let allowed = file.starts_with("backend/cuda/") || file == "lib.rs";
                 if !allowed {
@@ -340,7 +357,7 @@ fn build_graph(src: &Path) -> Graph {
                 }
                 continue;
             }
-            let Some(module) = resolve(file, &path, &children) else {
+            let Some(module) = resolve(&module, &path, &children) else {
                 continue;
             };
             let Some(target) = file_of(&module, &files) else {
@@ -520,7 +537,11 @@ fn the_checker_finds_cycles_and_use_trees() {
         "{found:?}"
     );
     assert_eq!(
-        resolve("handles/buffer.rs", &["super".into(), "stream".into()], &[]),
+        resolve(
+            &module_of("handles/buffer.rs"),
+            &["super".into(), "stream".into()],
+            &[]
+        ),
         Some(vec!["handles".to_string(), "stream".to_string()])
     );
 }

@@ -383,11 +383,12 @@ impl StreamHandle {
                 let done = unsafe { cuda.copy_async(stream, copy, wait_for) }?;
                 Ok(Some(EventHandle::Cuda(done)))
             }
-            _ => {
+            (StreamHandle::Simulator, DeviceBackend::Simulator(_)) => {
                 // SAFETY: the caller's guarantee, and simulator memory is host memory.
                 unsafe { simulator::host_memory::copy_now(copy) };
                 Ok(None)
             }
+            _ => unreachable!("a stream is used only with its own device's backend"),
         }
     }
 }

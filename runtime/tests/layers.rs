@@ -6,6 +6,8 @@
 //!   may import only the layers before it);
 //! - `cudarc` is named outside `backend/cuda/` (lib.rs's `pub use cudarc;` re-export is the one
 //!   exception);
+//! - a handle (`handles/`) matches a backend enum itself (`DeviceBackend::Cuda`,
+//!   `StreamHandle::Simulator`, ...) instead of calling the backend's method;
 //! - a file imports `backend/cuda/interop.rs`, the cudarc escape hatches of the handles, which
 //!   stands above the layers like lib.rs.
 //!
@@ -26,6 +28,15 @@ const EXTERNAL_REEXPORTS: [&str; 6] =
 /// methods of the handles that name cudarc types, so they live in `backend/cuda/` yet import the
 /// handles. Like lib.rs, the file stands above the layers; nothing may import it.
 const INTEROP: &str = "backend/cuda/interop.rs";
+
+/// The backend enums whose variants only the backend layer may name.
+const BACKEND_ENUMS: [&str; 5] = [
+    "DeviceBackend",
+    "StreamHandle",
+    "EventHandle",
+    "Allocation",
+    "PinnedAllocation",
+];
 
 /// The layer of a file (its index in [`LAYERS`]), or `None` for lib.rs, [`INTEROP`] and files
 /// outside the layers.
@@ -327,6 +338,18 @@ fn build_graph(src: &Path) -> Graph {
     for file in &names {
         let source = std::fs::read_to_string(src.join(file)).expect("readable source file");
         let code = code_only(&source);
+        if file.starts_with("handles/") {
+            for enumeration in BACKEND_ENUMS {
+                for variant in ["Cuda", "Simulator", "Host"] {
+                    let name = format!("{enumeration}::{variant}");
+                    if find_keyword(&code, &name).is_some() {
+                        graph.problems.push(format!(
+                            "{file} matches `{name}`: handles call the backend's methods instead of asking which backend they have"
+                        ));
+                    }
+                }
+            }
+        }
         let children = children_of(file, &files);
         let targets = graph.edges.entry(file.clone()).or_default();
         // An inline `mod tests { use super::*; ... }` at the end of a file is a module one level

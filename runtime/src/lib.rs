@@ -25,6 +25,22 @@
 //! `no_std` and only re-exports the device API ([`device`]) and the macros; compiled for the host
 //! it adds the runtime: [`Device`], [`DeviceBuffer`], [`Stream`], [`Event`], typed launches, error
 //! reporting, and the CPU simulator that runs kernels when no GPU is present.
+//!
+//! # How the crate is built
+//!
+//! The host runtime is four layers, each a folder of `src/`, and each imports only the layers
+//! before it (`runtime/tests/layers.rs` checks this, and that the file graph has no cycle):
+//!
+//! 1. `vocabulary/`: errors ([`Error`], [`SimulatorFault`], [`KernelPanic`]), [`DeviceLimits`],
+//!    kernel descriptors, the launch shape and its validation, the parameter buffer.
+//! 2. `backend/`: one enum, `DeviceBackend`, with one method per device operation, over the
+//!    CUDA backend (`backend/cuda/`, the only code that names cudarc) and the CPU simulator
+//!    (`backend/simulator/`).
+//! 3. `handles/`: [`Device`], [`DeviceBuffer`], [`PinnedBuffer`], [`Stream`], [`Event`],
+//!    [`ConstantSymbol`]; they call the backend and never ask which one it is.
+//! 4. `launch/`: [`LaunchConfig`], argument binding ([`KernelArg`]), the launch, [`bench()`].
+//!
+//! To see what a launch does on a GPU, read `backend/cuda/launch.rs`.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
 pub use ferrocuda_device as device;
@@ -33,55 +49,32 @@ pub use ferrocuda_macros::{DeviceCopy, kernel};
 pub use ferrocuda_macros::{constant, gpu_print, gpu_println};
 
 #[cfg(not(target_arch = "nvptx64"))]
-mod args;
+mod backend;
 #[cfg(not(target_arch = "nvptx64"))]
-mod async_copy;
-#[cfg(not(target_arch = "nvptx64"))]
-mod bench;
-#[cfg(not(target_arch = "nvptx64"))]
-mod buffer;
-#[cfg(not(target_arch = "nvptx64"))]
-mod constant;
-#[cfg(not(target_arch = "nvptx64"))]
-mod cuda;
-#[cfg(not(target_arch = "nvptx64"))]
-mod device_handle;
-#[cfg(not(target_arch = "nvptx64"))]
-mod error;
-#[cfg(not(target_arch = "nvptx64"))]
-mod event;
-#[cfg(not(target_arch = "nvptx64"))]
-mod kernel;
+mod handles;
 #[cfg(not(target_arch = "nvptx64"))]
 mod launch;
 #[cfg(not(target_arch = "nvptx64"))]
-mod panic_report;
-#[cfg(not(target_arch = "nvptx64"))]
-mod params;
-#[cfg(not(target_arch = "nvptx64"))]
-mod pinned;
-#[cfg(not(target_arch = "nvptx64"))]
-mod simulator;
-#[cfg(not(target_arch = "nvptx64"))]
-mod stream;
+mod vocabulary;
 
 #[cfg(not(target_arch = "nvptx64"))]
-pub use bench::{BenchReport, BenchTarget, bench};
-#[cfg(not(target_arch = "nvptx64"))]
-pub use constant::ConstantSymbol;
-#[cfg(not(target_arch = "nvptx64"))]
-pub use pinned::PinnedBuffer;
-#[cfg(not(target_arch = "nvptx64"))]
 pub use {
-    args::KernelArg,
-    buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut},
-    device_handle::{Backend, Device, DeviceLimits},
-    error::{Error, LaunchError, Result},
-    event::Event,
-    kernel::Kernel,
-    launch::LaunchConfig,
-    panic_report::KernelPanic,
-    stream::Stream,
+    handles::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut},
+    handles::constant::ConstantSymbol,
+    handles::device::Device,
+    handles::event::Event,
+    handles::pinned::PinnedBuffer,
+    handles::stream::Stream,
+    launch::args::KernelArg,
+    launch::bench::{BenchReport, BenchTarget, bench},
+    launch::config::LaunchConfig,
+    vocabulary::error::{Error, LaunchError, Result},
+    vocabulary::fault::{
+        SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
+    },
+    vocabulary::kernel::Kernel,
+    vocabulary::limits::{Backend, DeviceLimits},
+    vocabulary::panic_report::KernelPanic,
 };
 
 /// Re-export of `cudarc`, for users who need the driver API directly.
@@ -103,9 +96,9 @@ pub mod prelude {
 #[doc(hidden)]
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod __private {
-    pub use crate::kernel::{KernelInfo, PtxModule};
-    pub use crate::launch::ArgBinder;
-    pub use crate::params::ParamReader;
+    pub use crate::launch::binder::ArgBinder;
+    pub use crate::vocabulary::kernel::{KernelInfo, PtxModule};
+    pub use crate::vocabulary::params::ParamReader;
 }
 
 /// Declares the PTX module of a kernel crate. Put `ferrocuda::ptx_module!();` once at the root of

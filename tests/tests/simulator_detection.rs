@@ -2,14 +2,17 @@
 //! errors: a divergent `syncthreads`, a thread returning before a barrier the others wait at, and
 //! data races on shared memory (the broken kernels of `test_kernels::faults`).
 //!
-//! Each report is checked word for word: the kernel, the block, the threads (as index boxes) and
-//! the source locations involved. Each faulty launch must end within a time limit instead of
+//! Each report is checked field by field (the kernel, the block, the threads and what each was
+//! doing, the source sites involved), and one report of each kind word for word. Each faulty launch must end within a time limit instead of
 //! hanging, leave the device usable (the next correct launch works, other buffers keep their
 //! contents) and give the same report and the same partial results every time. The detectors
 //! must stay silent on correct kernels that use shared memory and barriers heavily, including
 //! the fixed version of each broken kernel, which also runs on the GPU against a CPU reference.
 
 use ferrocuda::prelude::*;
+use ferrocuda::{
+    SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
+};
 use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng};
 use kernels_nvptx::histogram::{BINS, histogram_shared};
 use std::sync::mpsc;
@@ -45,35 +48,26 @@ fn without_hanging<T: Send + 'static>(body: impl FnOnce(&Device) -> T + Send + '
 }
 
 /// The fault a launch reported at the next synchronization: asserts it is reported exactly once
-/// and names `kernel`; returns the message (and checks the error's text is `kernel: message`).
-fn expect_fault(device: &Device, kernel: &str) -> String {
+/// and names `kernel`.
+fn expect_fault(device: &Device, kernel: &str) -> SimulatorFault {
     match device.synchronize() {
-        Err(error @ Error::KernelFault { .. }) => {
-            let text = error.to_string();
-            let Error::KernelFault {
-                kernel: name,
-                message,
-            } = error
-            else {
-                unreachable!()
-            };
-            assert_eq!(name, kernel);
-            assert_eq!(text, format!("kernel `{kernel}`: {message}"));
+        Err(Error::SimulatorFault(fault)) => {
+            assert_eq!(fault.kernel(), kernel);
             // Reported once: the next synchronization is clean.
             device
                 .synchronize()
                 .expect("the fault is reported only once");
-            message
+            *fault
         }
         other => panic!("expected a fault of `{kernel}`, got {other:?}"),
     }
 }
 
-/// `path:line:column` of the `nth` (from 0) occurrence of `needle` in the body of kernel
+/// The site (`path:line:column`) of the `nth` (from 0) occurrence of `needle` in the body of kernel
 /// `kernel` in faults.rs: the location the simulator reports for an access or a call there.
 /// Rust locates a function call at its name, a method call at the method's name (`get(0)` of
 /// `flag.get(0)`) and an index expression at its bracket (`[t]` of `tile[t]`).
-fn site(kernel: &str, needle: &str, nth: usize) -> String {
+fn site(kernel: &str, needle: &str, nth: usize) -> SourceSite {
     let source = include_str!("../kernels/src/faults.rs");
     let lines: Vec<&str> = source.lines().collect();
     let header = format!("pub fn {kernel}(");
@@ -87,7 +81,65 @@ fn site(kernel: &str, needle: &str, nth: usize) -> String {
         .filter_map(|(k, l)| l.find(needle).map(|c| (start + k + 1, c + 1)))
         .nth(nth)
         .unwrap_or_else(|| panic!("`{needle}` #{nth} not in `{kernel}`"));
-    format!("{FAULTS_FILE}:{line}:{column}")
+    SourceSite {
+        file: FAULTS_FILE,
+        line: line as u32,
+        column: column as u32,
+    }
+}
+
+/// The threads `(x, 0, 0)` for the given `x`s.
+fn threads_x(xs: impl IntoIterator<Item = u32>) -> Vec<Dim3> {
+    xs.into_iter().map(|x| Dim3::new(x, 0, 0)).collect()
+}
+
+/// Threads waiting at `syncthreads` at `site`.
+fn at_syncthreads(site: SourceSite) -> ThreadActivity {
+    ThreadActivity::AtBarrier {
+        barrier: "syncthreads",
+        site,
+    }
+}
+
+/// The block and groups of a divergent barrier.
+fn divergent_barrier(fault: &SimulatorFault) -> (Dim3, &[ThreadGroup]) {
+    match fault {
+        SimulatorFault::DivergentBarrier { block, groups, .. } => (*block, groups),
+        other => panic!("expected a divergent barrier, got {other:?}"),
+    }
+}
+
+/// A data race's block, its two accesses, and the byte raced on with the array's kind and size.
+type RaceFields = (
+    Dim3,
+    SharedAccess,
+    SharedAccess,
+    (usize, SharedMemoryKind, usize),
+);
+
+/// The fields of a data race.
+fn data_race(fault: &SimulatorFault) -> RaceFields {
+    match fault {
+        SimulatorFault::DataRace {
+            block,
+            first,
+            second,
+            memory,
+            offset,
+            region_bytes,
+            ..
+        } => (*block, *first, *second, (*offset, *memory, *region_bytes)),
+        other => panic!("expected a data race, got {other:?}"),
+    }
+}
+
+/// One access of a race by thread `thread`.
+fn access(thread: (u32, u32), write: bool, site: SourceSite) -> SharedAccess {
+    SharedAccess {
+        thread: Dim3::new(thread.0, thread.1, 0),
+        write,
+        site,
+    }
 }
 
 fn blocks(n: usize, block: usize) -> u32 {
@@ -120,16 +172,16 @@ fn still_usable(device: &Device, untouched: &DeviceBuffer<u32>, contents: &[u32]
     assert_eq!(out.to_vec().unwrap(), stencil_reference(&input));
 }
 
-/// What a faulty launch left behind: the fault message and the output buffer.
-type Outcome<T> = (String, Vec<T>);
+/// What a faulty launch left behind: the fault and the output buffer.
+type Outcome<T> = (SimulatorFault, Vec<T>);
 
 fn divergent_syncthreads_outcome(device: &Device) -> Outcome<u32> {
     // 1000 threads in blocks of 96 (11 blocks); block 7 diverges.
     let (n, block, bad) = (1000usize, 96usize, 7u32);
     let mut out = DeviceBuffer::from_slice(device, &vec![u32::MAX; n]).unwrap();
     launch!(divergent_syncthreads[blocks(n, block), block as u32](&mut out, bad)).unwrap();
-    let message = expect_fault(device, "divergent_syncthreads");
-    (message, out.to_vec().unwrap())
+    let fault = expect_fault(device, "divergent_syncthreads");
+    (fault, out.to_vec().unwrap())
 }
 
 fn reduce_in_branch_outcome(device: &Device) -> Outcome<f32> {
@@ -139,8 +191,8 @@ fn reduce_in_branch_outcome(device: &Device) -> Outcome<f32> {
     let grid = blocks(n, block);
     let mut partial = DeviceBuffer::from_slice(device, &vec![SENTINEL; grid as usize]).unwrap();
     launch!(reduce_barrier_in_branch[grid, block as u32](&input, &mut partial)).unwrap();
-    let message = expect_fault(device, "reduce_barrier_in_branch");
-    (message, partial.to_vec().unwrap())
+    let fault = expect_fault(device, "reduce_barrier_in_branch");
+    (fault, partial.to_vec().unwrap())
 }
 
 fn early_return_outcome(device: &Device) -> (Outcome<f32>, Vec<f32>) {
@@ -151,24 +203,24 @@ fn early_return_outcome(device: &Device) -> (Outcome<f32>, Vec<f32>) {
     let mut out = DeviceBuffer::from_slice(device, &vec![SENTINEL; n]).unwrap();
     launch!(rotate_early_return[blocks(n, block), block as u32](&input_on_device, &mut out))
         .unwrap();
-    let message = expect_fault(device, "rotate_early_return");
-    ((message, out.to_vec().unwrap()), input)
+    let fault = expect_fault(device, "rotate_early_return");
+    ((fault, out.to_vec().unwrap()), input)
 }
 
 fn flag_race_outcome(device: &Device, writer: u32, reader: u32) -> Outcome<u32> {
     // Blocks of 32 x 3 threads, 5 of them; block 3 skips its barrier.
     let mut seen = DeviceBuffer::from_slice(device, &[0u32; 5]).unwrap();
     launch!(shared_flag_race[5, (32, 3)](&mut seen, 3u32, writer, reader)).unwrap();
-    let message = expect_fault(device, "shared_flag_race");
-    (message, seen.to_vec().unwrap())
+    let fault = expect_fault(device, "shared_flag_race");
+    (fault, seen.to_vec().unwrap())
 }
 
 fn write_race_outcome(device: &Device) -> Outcome<u32> {
     let n = 150;
     let mut out = DeviceBuffer::from_slice(device, &vec![u32::MAX; n]).unwrap();
     launch!(shared_write_race[blocks(n, 64), 64](&mut out)).unwrap();
-    let message = expect_fault(device, "shared_write_race");
-    (message, out.to_vec().unwrap())
+    let fault = expect_fault(device, "shared_write_race");
+    (fault, out.to_vec().unwrap())
 }
 
 fn stencil_race_outcome(device: &Device) -> Outcome<f32> {
@@ -177,21 +229,37 @@ fn stencil_race_outcome(device: &Device) -> Outcome<f32> {
     let input = DeviceBuffer::from_slice(device, &random_f32(&mut rng, n)).unwrap();
     let mut out = DeviceBuffer::from_slice(device, &vec![SENTINEL; n]).unwrap();
     launch!(stencil_missing_barrier[blocks(n, 128), 128](&input, &mut out)).unwrap();
-    let message = expect_fault(device, "stencil_missing_barrier");
-    (message, out.to_vec().unwrap())
+    let fault = expect_fault(device, "stencil_missing_barrier");
+    (fault, out.to_vec().unwrap())
 }
 
 #[test]
 fn divergent_syncthreads_names_the_block_the_threads_and_both_barriers() {
     without_hanging(|device| {
         let untouched = DeviceBuffer::from_slice(device, &[1u32, 2, 3]).unwrap();
-        let (message, out) = divergent_syncthreads_outcome(device);
+        let (fault, out) = divergent_syncthreads_outcome(device);
         let first = site("divergent_syncthreads", "syncthreads()", 0);
         let second = site("divergent_syncthreads", "syncthreads()", 1);
+        let (block, groups) = divergent_barrier(&fault);
+        assert_eq!(block, Dim3::new(7, 0, 0));
         assert_eq!(
-            message,
+            groups,
+            [
+                ThreadGroup {
+                    threads: threads_x((0..96).step_by(2)),
+                    activity: at_syncthreads(first),
+                },
+                ThreadGroup {
+                    threads: threads_x((1..96).step_by(2)),
+                    activity: at_syncthreads(second),
+                },
+            ]
+        );
+        // The report, word for word.
+        assert_eq!(
+            fault.to_string(),
             format!(
-                "divergent barrier in block (7, 0, 0): threads (0..=94 step 2, 0, 0) wait at syncthreads at {first}; threads (1..=95 step 2, 0, 0) wait at syncthreads at {second}"
+                "kernel `divergent_syncthreads`: divergent barrier in block (7, 0, 0): threads (0..=94 step 2, 0, 0) wait at syncthreads at {first}; threads (1..=95 step 2, 0, 0) wait at syncthreads at {second}"
             )
         );
         // Blocks 0..7 ran (the simulator runs blocks in order and stops at the fault); block 7
@@ -211,13 +279,22 @@ fn divergent_syncthreads_names_the_block_the_threads_and_both_barriers() {
 fn barrier_inside_a_reduction_branch_is_divergent() {
     without_hanging(|device| {
         let untouched = DeviceBuffer::from_slice(device, &[9u32; 17]).unwrap();
-        let (message, partial) = reduce_in_branch_outcome(device);
+        let (fault, partial) = reduce_in_branch_outcome(device);
         let barrier = site("reduce_barrier_in_branch", "syncthreads()", 1);
+        let (block, groups) = divergent_barrier(&fault);
+        assert_eq!(block, Dim3::new(0, 0, 0));
         assert_eq!(
-            message,
-            format!(
-                "divergent barrier in block (0, 0, 0): threads (0..=126 step 2, 0, 0) wait at syncthreads at {barrier}; threads (1..=127 step 2, 0, 0) exited without reaching it"
-            )
+            groups,
+            [
+                ThreadGroup {
+                    threads: threads_x((0..128).step_by(2)),
+                    activity: at_syncthreads(barrier),
+                },
+                ThreadGroup {
+                    threads: threads_x((1..128).step_by(2)),
+                    activity: ThreadActivity::Exited,
+                },
+            ]
         );
         assert!(partial.iter().all(|&v| v == SENTINEL), "{partial:?}");
         still_usable(device, &untouched, &[9; 17]);
@@ -228,13 +305,28 @@ fn barrier_inside_a_reduction_branch_is_divergent() {
 fn early_return_before_a_barrier_is_reported_in_the_last_block() {
     without_hanging(|device| {
         let untouched = DeviceBuffer::from_slice(device, &[5u32; 4]).unwrap();
-        let ((message, out), input) = early_return_outcome(device);
+        let ((fault, out), input) = early_return_outcome(device);
         let barrier = site("rotate_early_return", "syncthreads()", 0);
         // 1000 = 7 * 128 + 104: the last block has 104 threads with an element.
+        let (block, groups) = divergent_barrier(&fault);
+        assert_eq!(block, Dim3::new(7, 0, 0));
         assert_eq!(
-            message,
+            groups,
+            [
+                ThreadGroup {
+                    threads: threads_x(0..104),
+                    activity: at_syncthreads(barrier),
+                },
+                ThreadGroup {
+                    threads: threads_x(104..128),
+                    activity: ThreadActivity::Exited,
+                },
+            ]
+        );
+        assert_eq!(
+            fault.to_string(),
             format!(
-                "divergent barrier in block (7, 0, 0): threads (0..104, 0, 0) wait at syncthreads at {barrier}; threads (104..128, 0, 0) exited without reaching it"
+                "kernel `rotate_early_return`: divergent barrier in block (7, 0, 0): threads (0..104, 0, 0) wait at syncthreads at {barrier}; threads (104..128, 0, 0) exited without reaching it"
             )
         );
         let expected = rotate_reference(&input, 128);
@@ -257,22 +349,34 @@ fn unsynchronised_read_of_a_shared_flag_is_a_race() {
         let read = site("shared_flag_race", "get(0)", 0);
         // Rank 70 is thread (6, 2, 0) of a 32 x 3 block. The reader runs first: it reads, then
         // the writer's store finds the race.
-        let (message, seen) = flag_race_outcome(device, 70, 5);
+        let (fault, seen) = flag_race_outcome(device, 70, 5);
         assert_eq!(
-            message,
+            data_race(&fault),
+            (
+                Dim3::new(3, 0, 0),
+                access((5, 0), false, read),
+                access((6, 2), true, write),
+                (0, SharedMemoryKind::Static, 4)
+            )
+        );
+        assert_eq!(
+            fault.to_string(),
             format!(
-                "data race on shared memory in block (3, 0, 0): thread (5, 0, 0) read at {read} and thread (6, 2, 0) wrote at {write} with no syncthreads between (byte 0 of a 4-byte static shared array)"
+                "kernel `shared_flag_race`: data race on shared memory in block (3, 0, 0): thread (5, 0, 0) read at {read} and thread (6, 2, 0) wrote at {write} with no syncthreads between (byte 0 of a 4-byte static shared array)"
             )
         );
         // Blocks 0..3 ran correctly; in block 3 the reader copied the poisoned (never written)
         // flag before the race was found; block 4 never started.
         assert_eq!(seen, [100, 101, 102, u32::MAX, 0]);
         // The writer runs first: the reader's load finds the race.
-        let (message, _) = flag_race_outcome(device, 5, 70);
+        let (fault, _) = flag_race_outcome(device, 5, 70);
         assert_eq!(
-            message,
-            format!(
-                "data race on shared memory in block (3, 0, 0): thread (5, 0, 0) wrote at {write} and thread (6, 2, 0) read at {read} with no syncthreads between (byte 0 of a 4-byte static shared array)"
+            data_race(&fault),
+            (
+                Dim3::new(3, 0, 0),
+                access((5, 0), true, write),
+                access((6, 2), false, read),
+                (0, SharedMemoryKind::Static, 4)
             )
         );
         // One thread writing then reading its own flag needs no barrier.
@@ -287,12 +391,15 @@ fn unsynchronised_read_of_a_shared_flag_is_a_race() {
 fn two_threads_writing_one_shared_element_race() {
     without_hanging(|device| {
         let untouched = DeviceBuffer::from_slice(device, &[8u32; 8]).unwrap();
-        let (message, out) = write_race_outcome(device);
+        let (fault, out) = write_race_outcome(device);
         let write = site("shared_write_race", "[t / 2] = t", 0);
         assert_eq!(
-            message,
-            format!(
-                "data race on shared memory in block (0, 0, 0): thread (0, 0, 0) wrote at {write} and thread (1, 0, 0) wrote at {write} with no syncthreads between (byte 0 of a 1024-byte static shared array)"
+            data_race(&fault),
+            (
+                Dim3::new(0, 0, 0),
+                access((0, 0), true, write),
+                access((1, 0), true, write),
+                (0, SharedMemoryKind::Static, 1024)
             )
         );
         assert!(out.iter().all(|&v| v == u32::MAX));
@@ -304,14 +411,17 @@ fn two_threads_writing_one_shared_element_race() {
 fn stencil_without_its_barrier_races() {
     without_hanging(|device| {
         let untouched = DeviceBuffer::from_slice(device, &[6u32; 3]).unwrap();
-        let (message, out) = stencil_race_outcome(device);
+        let (fault, out) = stencil_race_outcome(device);
         let write = site("stencil_missing_barrier", "[t] = input[i]", 0);
         let read = site("stencil_missing_barrier", "[t + 1]", 0);
         // Thread 0 reads its neighbour's element before thread 1 has written it.
         assert_eq!(
-            message,
-            format!(
-                "data race on shared memory in block (0, 0, 0): thread (0, 0, 0) read at {read} and thread (1, 0, 0) wrote at {write} with no syncthreads between (byte 4 of a 1024-byte static shared array)"
+            data_race(&fault),
+            (
+                Dim3::new(0, 0, 0),
+                access((0, 0), false, read),
+                access((1, 0), true, write),
+                (4, SharedMemoryKind::Static, 1024)
             )
         );
         // Thread 0 finished before the race was found: it read the poisoned (NaN) tile.
@@ -322,13 +432,7 @@ fn stencil_without_its_barrier_races() {
         let mut host_out = vec![SENTINEL; 200];
         match launch!(stencil_missing_barrier[2, 128, &device.default_stream()](&input, &mut host_out))
         {
-            Err(Error::KernelFault {
-                kernel,
-                message: text,
-            }) => {
-                assert_eq!(kernel, "stencil_missing_barrier");
-                assert_eq!(text, message);
-            }
+            Err(Error::SimulatorFault(from_launch)) => assert_eq!(*from_launch, fault),
             other => panic!("expected the race from the launch, got {other:?}"),
         }
         device
@@ -383,17 +487,14 @@ fn faults_on_several_host_threads_stay_with_their_thread() {
             assert_eq!(out.to_vec().unwrap(), rotate_reference(&input, 100));
         })
     });
-    assert!(
-        racy.join()
-            .unwrap()
-            .starts_with("data race on shared memory")
-    );
-    assert!(
-        divergent
-            .join()
-            .unwrap()
-            .starts_with("divergent barrier in block (7, 0, 0)")
-    );
+    assert!(matches!(
+        racy.join().unwrap(),
+        SimulatorFault::DataRace { kernel, .. } if kernel == "shared_write_race"
+    ));
+    assert!(matches!(
+        divergent.join().unwrap(),
+        SimulatorFault::DivergentBarrier { block, .. } if block == Dim3::new(7, 0, 0)
+    ));
     clean.join().unwrap();
 }
 

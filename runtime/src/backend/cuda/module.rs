@@ -1,0 +1,243 @@
+//! PTX modules and kernel functions on one GPU, loaded on first use and cached for the life of
+//! the device; the device panic records of the loaded modules; constant-memory symbols.
+
+use super::driver::{driver, driver_error};
+use crate::Dim3;
+use crate::device::panic::{PANIC_RECORD_SYMBOL, PANIC_STATE_EMPTY, PanicRecord};
+use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::kernel::{KernelInfo, PtxModule};
+use crate::vocabulary::panic_report::{FORMATTED_MESSAGE, KernelPanic};
+use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, result};
+use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Mutex};
+
+/// What one GPU has loaded: PTX modules and kernel functions, for the life of the device.
+#[derive(Default)]
+pub(crate) struct ModuleCache {
+    /// PTX modules loaded so far, by the address of their `PtxModule` static.
+    modules: Mutex<Vec<(usize, Arc<LoadedModule>)>>,
+    /// Kernel functions loaded so far, sorted by the address of their `KernelInfo` static.
+    functions: Mutex<Vec<(usize, Arc<LoadedFunction>)>>,
+}
+
+/// A PTX module loaded on one device.
+pub(crate) struct LoadedModule {
+    /// The driver's module.
+    pub(crate) module: Arc<CudaModule>,
+    /// Device address of the module's panic record, if the module has one.
+    pub(crate) panic_record: Option<u64>,
+}
+
+/// A kernel function loaded on one device, with the attributes launches are checked against.
+pub(crate) struct LoadedFunction {
+    /// The driver's function.
+    pub(crate) function: CudaFunction,
+    /// The most threads per block this kernel can run with (limited by its registers).
+    pub(crate) max_threads_per_block: u32,
+    /// Registers per thread.
+    pub(crate) registers: u32,
+    /// Static shared memory per block, in bytes.
+    pub(crate) static_shared_bytes: u32,
+    /// The dynamic shared memory the function is currently allowed (raised on demand).
+    pub(crate) dynamic_shared_allowed: AtomicU32,
+}
+
+impl ModuleCache {
+    /// The module, loaded in `context` on first use and cached for the life of the device.
+    pub(crate) fn module(
+        &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        module: &'static PtxModule,
+    ) -> Result<Arc<LoadedModule>> {
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, loaded)) = modules.iter().find(|(key, _)| *key == module.key()) {
+            return Ok(loaded.clone());
+        }
+        let ptx = cudarc::nvrtc::Ptx::from_src(module.ptx);
+        let cuda_module = context.load_module(ptx).map_err(|e| Error::Module {
+            module: module.crate_name,
+            message: format!(
+                "the driver rejected the PTX ({}); the GPU may be older than the PTX's target architecture (FERROCUDA_ARCH at build time)",
+                driver_error("cuModuleLoadData", e)
+            ),
+        })?;
+        let panic_record = match cuda_module.get_global(PANIC_RECORD_SYMBOL, stream) {
+            Ok(view) if view.len() == size_of::<PanicRecord>() => Some(view.device_ptr(stream).0),
+            _ => None,
+        };
+        let loaded = Arc::new(LoadedModule {
+            module: cuda_module,
+            panic_record,
+        });
+        modules.push((module.key(), loaded.clone()));
+        Ok(loaded)
+    }
+
+    /// The kernel's function on this device, loaded on first use. The cache is sorted by the
+    /// address of the kernel's static description, so a launch finds its function with a
+    /// binary search under one uncontended lock.
+    #[inline]
+    pub(crate) fn function(
+        &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        info: &'static KernelInfo,
+    ) -> Result<Arc<LoadedFunction>> {
+        let key = info.key();
+        let mut functions = self.functions.lock().unwrap_or_else(|e| e.into_inner());
+        match functions.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(found) => Ok(functions[found].1.clone()),
+            Err(slot) => {
+                let loaded = Arc::new(self.load_function(context, stream, info)?);
+                functions.insert(slot, (key, loaded.clone()));
+                Ok(loaded)
+            }
+        }
+    }
+
+    /// Loads the kernel's function and reads its attributes.
+    #[cold]
+    fn load_function(
+        &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        info: &'static KernelInfo,
+    ) -> Result<LoadedFunction> {
+        let module = self.module(context, stream, info.module)?;
+        let function = module
+            .module
+            .load_function(info.name)
+            .map_err(|e| Error::Module {
+                module: info.module.crate_name,
+                message: format!(
+                    "kernel `{}` is not in the module ({})",
+                    info.name,
+                    driver_error("cuModuleGetFunction", e)
+                ),
+            })?;
+        let get = |attr| {
+            // SAFETY: `function` was loaded just above and its module is kept alive by `module`
+            // (and by the device's module cache); reading an attribute does not change it.
+            unsafe { result::function::get_function_attribute(function.cu_function(), attr) }
+                .map(|v| v as u32)
+                .map_err(driver("cuFuncGetAttribute"))
+        };
+        use CUfunction_attribute::*;
+        Ok(LoadedFunction {
+            max_threads_per_block: get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            registers: get(CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            static_shared_bytes: get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            dynamic_shared_allowed: AtomicU32::new(get(
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            )?),
+            function,
+        })
+    }
+
+    /// The device address of the constant-memory symbol `name` of `module`, which must have
+    /// `bytes` bytes (`type_name` is the Rust type, for the message when it has not).
+    pub(crate) fn constant_address(
+        &self,
+        context: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        module: &'static PtxModule,
+        name: &'static str,
+        bytes: usize,
+        type_name: &'static str,
+    ) -> Result<u64> {
+        let loaded = self.module(context, stream, module)?;
+        let view = loaded
+            .module
+            .get_global(name, stream)
+            .map_err(|e| Error::Module {
+                module: module.crate_name,
+                message: format!(
+                    "constant `{name}` is not in the module ({})",
+                    driver_error("cuModuleGetGlobal", e)
+                ),
+            })?;
+        if view.len() != bytes {
+            return Err(Error::Module {
+                module: module.crate_name,
+                message: format!(
+                    "constant `{name}` has {} bytes in the module but its Rust type `{type_name}` has {bytes}",
+                    view.len(),
+                ),
+            });
+        }
+        Ok(view.device_ptr(stream).0)
+    }
+
+    /// Reads and clears the panic records of every loaded module; returns the first panic,
+    /// attributed to `kernels`. The device's context must be current.
+    pub(crate) fn take_panic(&self, kernels: &str) -> Result<Option<KernelPanic>> {
+        let modules: Vec<Arc<LoadedModule>> = self
+            .modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, m)| m.clone())
+            .collect();
+        let mut found = None;
+        for module in modules {
+            let Some(address) = module.panic_record else {
+                continue;
+            };
+            let record = self.take_record(address)?;
+            if record.state == PANIC_STATE_EMPTY || found.is_some() {
+                continue;
+            }
+            found = Some(self.panic_of(&record, kernels)?);
+        }
+        Ok(found)
+    }
+
+    /// Reads the panic record at `address`, and clears it if it holds a panic.
+    fn take_record(&self, address: u64) -> Result<PanicRecord> {
+        let mut record = [PanicRecord::default()];
+        // SAFETY: `address` is the module's `PanicRecord` global (its size was checked when the
+        // module was loaded), and `record` has room for one.
+        unsafe { result::memcpy_dtoh_sync(&mut record, address) }
+            .map_err(driver("cuMemcpyDtoH"))?;
+        if record[0].state != PANIC_STATE_EMPTY {
+            // SAFETY: as above, writing one record.
+            unsafe { result::memcpy_htod_sync(address, &[PanicRecord::default()]) }
+                .map_err(driver("cuMemcpyHtoD"))?;
+        }
+        Ok(record[0])
+    }
+
+    /// The host report of a device panic record.
+    fn panic_of(&self, record: &PanicRecord, kernels: &str) -> Result<KernelPanic> {
+        let file = self.read_string(record.file_ptr, record.file_len)?;
+        let message = if record.message_ptr == 0 {
+            FORMATTED_MESSAGE.to_string()
+        } else {
+            self.read_string(record.message_ptr, record.message_len)?
+        };
+        Ok(KernelPanic {
+            kernel: kernels.to_string(),
+            message,
+            file,
+            line: record.line,
+            column: record.column,
+            block: Dim3::new(record.block[0], record.block[1], record.block[2]),
+            thread: Dim3::new(record.thread[0], record.thread[1], record.thread[2]),
+            other_panics: record.others,
+        })
+    }
+
+    /// A string in device memory (a panic's file or message).
+    fn read_string(&self, address: u64, len: u64) -> Result<String> {
+        if address == 0 || len == 0 || len > 4096 {
+            return Ok(String::from("<unknown>"));
+        }
+        let mut bytes = vec![0u8; len as usize];
+        // SAFETY: the device wrote `len` bytes of a static string at `address` (the panic
+        // location's file or a literal message of the loaded module); `bytes` has room for them.
+        unsafe { result::memcpy_dtoh_sync(&mut bytes, address) }.map_err(driver("cuMemcpyDtoH"))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}

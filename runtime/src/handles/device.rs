@@ -1,0 +1,308 @@
+//! [`Device`]: a GPU, or the CPU simulator, that kernels run on.
+
+use crate::backend::DeviceBackend;
+use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What a [`Device`] handle shares.
+pub(crate) struct DeviceInner {
+    /// A process-unique identity.
+    id: u64,
+    /// The GPU or the simulator.
+    backend: DeviceBackend,
+    /// The device's name.
+    name: String,
+    /// How messages name the device (`Display`).
+    label: String,
+    /// The CUDA ordinal (0 for the simulator).
+    ordinal: usize,
+    /// Compute capability.
+    compute_capability: (u32, u32),
+    /// Total memory in bytes.
+    total_memory: usize,
+    /// The limits launches are checked against.
+    limits: DeviceLimits,
+    /// Kernels launched since the last synchronization checked for panics, and an error the
+    /// simulator found that the next synchronization must return.
+    pending: Mutex<Pending>,
+}
+
+/// What the next synchronization must check.
+#[derive(Default)]
+struct Pending {
+    /// Kernels launched since the last synchronization.
+    launched: Vec<&'static str>,
+    /// Simulator faults, by the thread that launched: a simulated launch runs on its caller's
+    /// thread, so its error belongs to that thread's next synchronization, even when other
+    /// threads share the device.
+    errors: Vec<(std::thread::ThreadId, Error)>,
+}
+
+/// A device kernels run on: a CUDA GPU or the CPU simulator. Cheap to clone (shared handle).
+///
+/// ```ignore
+/// let gpu = Device::new(0)?;               // the first GPU
+/// let sim = Device::simulator();           // the CPU simulator
+/// let dev = Device::default_device()?;     // GPU 0 if there is one, else the simulator
+/// println!("{} (sm_{}{})", dev.name(), dev.compute_capability().0, dev.compute_capability().1);
+/// ```
+#[derive(Clone)]
+pub struct Device {
+    /// The shared state.
+    inner: Arc<DeviceInner>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+static CUDA_DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
+static SIMULATOR: OnceLock<Device> = OnceLock::new();
+static DEFAULT: OnceLock<Device> = OnceLock::new();
+
+/// The environment variable that selects the simulator as the default device (`1`, `true`).
+pub const SIMULATOR_ENV: &str = "FERROCUDA_SIMULATOR";
+/// The environment variable that selects which GPU is the default device (an ordinal).
+pub const DEVICE_ENV: &str = "FERROCUDA_DEVICE";
+
+impl Device {
+    /// The CUDA GPU with this ordinal (one shared handle per GPU per process).
+    pub fn new(ordinal: usize) -> Result<Device> {
+        let mut devices = CUDA_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(device) = devices.iter().find(|d| d.inner.ordinal == ordinal) {
+            return Ok(device.clone());
+        }
+        let (backend, description) = DeviceBackend::open_cuda(ordinal)?;
+        let device = Device::from_backend(backend, description, ordinal);
+        devices.push(device.clone());
+        Ok(device)
+    }
+
+    /// The CPU simulator (one shared instance per process).
+    pub fn simulator() -> Device {
+        SIMULATOR
+            .get_or_init(|| {
+                let (backend, description) = DeviceBackend::simulator();
+                Device::from_backend(backend, description, 0)
+            })
+            .clone()
+    }
+
+    /// A handle to a newly opened backend.
+    fn from_backend(
+        backend: DeviceBackend,
+        description: DeviceDescription,
+        ordinal: usize,
+    ) -> Self {
+        Device {
+            inner: Arc::new(DeviceInner {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                backend,
+                name: description.name,
+                label: description.label,
+                ordinal,
+                compute_capability: description.compute_capability,
+                total_memory: description.total_memory,
+                limits: description.limits,
+                pending: Mutex::new(Pending::default()),
+            }),
+        }
+    }
+
+    /// The device used when none is named: the simulator if `FERROCUDA_SIMULATOR=1`; else GPU
+    /// `FERROCUDA_DEVICE` (default 0) if a CUDA driver and GPU are present; else the simulator,
+    /// with a one-line notice on stderr. Chosen once per process.
+    pub fn default_device() -> Result<Device> {
+        if let Some(device) = DEFAULT.get() {
+            return Ok(device.clone());
+        }
+        let wants_simulator = std::env::var(SIMULATOR_ENV)
+            .map(|v| matches!(v.trim(), "1" | "true" | "yes" | "on"))
+            .unwrap_or(false);
+        let device = if wants_simulator {
+            Device::simulator()
+        } else {
+            let ordinal = match std::env::var(DEVICE_ENV) {
+                Ok(text) => text.trim().parse::<usize>().map_err(|_| {
+                    Error::NoDevice(format!(
+                        "{DEVICE_ENV}={text:?} is not a device ordinal (0, 1, ...)"
+                    ))
+                })?,
+                Err(_) => 0,
+            };
+            match DeviceBackend::cuda_device_count() {
+                Ok(n) if n > 0 => Device::new(ordinal)?,
+                Ok(_) => {
+                    eprintln!(
+                        "ferrocuda: no CUDA GPU found; running kernels on the CPU simulator (set {SIMULATOR_ENV}=1 to choose it explicitly)"
+                    );
+                    Device::simulator()
+                }
+                Err(e) => {
+                    eprintln!(
+                        "ferrocuda: the CUDA driver is unusable ({e}); running kernels on the CPU simulator"
+                    );
+                    Device::simulator()
+                }
+            }
+        };
+        Ok(DEFAULT.get_or_init(|| device).clone())
+    }
+
+    /// GPU or simulator.
+    #[inline]
+    pub fn backend(&self) -> Backend {
+        self.inner.backend.kind()
+    }
+
+    /// Whether this is the CPU simulator.
+    pub fn is_simulator(&self) -> bool {
+        self.backend() == Backend::Simulator
+    }
+
+    /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The CUDA ordinal of a GPU (0 for the simulator).
+    pub fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    /// Compute capability `(major, minor)`, e.g. `(9, 0)` for Hopper.
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.inner.compute_capability
+    }
+
+    /// Total device memory in bytes.
+    pub fn total_memory(&self) -> usize {
+        self.inner.total_memory
+    }
+
+    /// Free and total device memory in bytes, now.
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        self.inner.backend.memory_info(self.inner.total_memory)
+    }
+
+    /// The limits launches are checked against.
+    pub fn limits(&self) -> &DeviceLimits {
+        &self.inner.limits
+    }
+
+    /// Waits for all work on the device, then reports the first kernel panic or simulator fault
+    /// since the last synchronization.
+    ///
+    /// On a GPU the panic record is per device, like CUDA's errors: a panic is reported to the
+    /// first synchronization after it, from whichever host thread. On the simulator a fault is
+    /// reported to the thread that launched the kernel.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.backend.synchronize()?;
+        self.check_pending()
+    }
+
+    /// What kernels printed (`gpu_println!`) on this thread's launches since the last call, on
+    /// the simulator; the text is also written to stdout as it is printed. On a GPU, device
+    /// output goes to the process's stdout at the next synchronization and this returns an
+    /// empty string.
+    pub fn take_simulator_output(&self) -> String {
+        self.inner.backend.take_output()
+    }
+
+    /// The backend, for the operations of the handles and the launch.
+    #[inline]
+    pub(crate) fn backend_ops(&self) -> &DeviceBackend {
+        &self.inner.backend
+    }
+
+    /// Whether `other` is the same device.
+    #[inline]
+    pub(crate) fn same_as(&self, other: &Device) -> bool {
+        self.inner.id == other.inner.id
+    }
+
+    /// Notes a launch, so the next synchronization knows which kernels may have panicked.
+    pub(crate) fn note_launch(&self, kernel: &'static str) {
+        let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.launched.last() != Some(&kernel) && pending.launched.len() < 64 {
+            pending.launched.push(kernel);
+        }
+    }
+
+    /// Keeps an error of an asynchronous operation (simulator fault) for the next synchronization.
+    pub(crate) fn set_pending_error(&self, error: Error) {
+        let me = std::thread::current().id();
+        let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if !pending.errors.iter().any(|(thread, _)| *thread == me) {
+            pending.errors.push((me, error));
+        }
+    }
+
+    /// After a synchronization: the first kernel panic or fault since the previous one.
+    pub(crate) fn check_pending(&self) -> Result<()> {
+        let (launched, error) = {
+            let me = std::thread::current().id();
+            let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
+            if pending.launched.is_empty() && pending.errors.is_empty() {
+                return Ok(());
+            }
+            let error = pending
+                .errors
+                .iter()
+                .position(|(thread, _)| *thread == me)
+                .map(|i| pending.errors.swap_remove(i).1);
+            (std::mem::take(&mut pending.launched), error)
+        };
+        if let Some(error) = error {
+            return Err(error);
+        }
+        if let Some(panic) = self.inner.backend.take_panic(|| kernels_text(launched))? {
+            return Err(Error::KernelPanic(panic));
+        }
+        Ok(())
+    }
+
+    /// Errors unless `other` is this device.
+    #[inline]
+    pub(crate) fn expect_same(&self, other: &Device, what: impl FnOnce() -> String) -> Result<()> {
+        if self.same_as(other) {
+            Ok(())
+        } else {
+            Err(Error::DeviceMismatch {
+                what: what(),
+                expected: self.to_string(),
+                found: other.to_string(),
+            })
+        }
+    }
+}
+
+/// The kernels a device panic may come from: `vecadd`, or `one of vecadd, scale`.
+fn kernels_text(launched: Vec<&'static str>) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for name in launched {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.len() == 1 {
+        names[0].to_string()
+    } else {
+        format!("one of {}", names.join(", "))
+    }
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.inner.label)
+    }
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device")
+            .field("name", &self.inner.name)
+            .field("backend", &self.backend())
+            .field("ordinal", &self.inner.ordinal)
+            .finish()
+    }
+}

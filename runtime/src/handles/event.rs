@@ -1,0 +1,86 @@
+//! [`Event`]: a marker in a stream, for ordering and timing.
+
+use crate::backend::EventHandle;
+use crate::handles::device::Device;
+use crate::handles::stream::Stream;
+use crate::vocabulary::error::Result;
+
+/// A point in a stream's work: record it, wait for it, or time the work between two events.
+///
+/// ```ignore
+/// let start = stream.record_event()?;
+/// launch!(kernel[grid, block, &stream](...))?;
+/// let end = stream.record_event()?;
+/// end.synchronize()?;
+/// println!("{:.3} ms", start.elapsed_ms(&end)?);
+/// ```
+pub struct Event {
+    /// The device the event belongs to.
+    pub(crate) device: Device,
+    /// The backend's event.
+    pub(crate) handle: EventHandle,
+}
+
+impl Event {
+    /// A new timing-capable event on `device`, not yet recorded.
+    pub fn new(device: &Device) -> Result<Event> {
+        Ok(Event {
+            device: device.clone(),
+            handle: device.backend_ops().new_event()?,
+        })
+    }
+
+    /// Records the event at the current end of `stream`'s work.
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        self.device
+            .expect_same(&stream.device, || "the stream".to_string())?;
+        self.handle.record(&stream.handle)
+    }
+
+    /// Waits until the work before the event has completed, then reports kernel panics as
+    /// [`Stream::synchronize`] does.
+    pub fn synchronize(&self) -> Result<()> {
+        self.handle.synchronize()?;
+        self.device.check_pending()
+    }
+
+    /// Whether the work before the event has completed.
+    pub fn is_complete(&self) -> Result<bool> {
+        self.handle.is_complete()
+    }
+
+    /// Milliseconds between this event and the later event `end` (both recorded and complete).
+    ///
+    /// # Errors
+    /// [`Error::EventNotRecorded`](crate::Error::EventNotRecorded) on the simulator when either
+    /// event has not been recorded; the driver's error on a GPU.
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        self.device
+            .expect_same(&end.device, || "the end event".to_string())?;
+        self.handle.elapsed_ms(&end.handle)
+    }
+}
+
+impl Stream {
+    /// Makes later work on this stream wait until `event` has completed (`cudaStreamWaitEvent`).
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.device
+            .expect_same(&event.device, || "the event".to_string())?;
+        self.handle.wait_event(&event.handle)
+    }
+
+    /// Records a new event on this stream and returns it.
+    pub fn record_event(&self) -> Result<Event> {
+        let event = Event::new(&self.device)?;
+        event.record(self)?;
+        Ok(event)
+    }
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event")
+            .field("device", &self.device)
+            .finish()
+    }
+}

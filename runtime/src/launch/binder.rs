@@ -1,0 +1,186 @@
+//! [`ArgBinder`]: collects a launch's arguments, validates the shape against the device's
+//! limits, launches through the device's backend, and copies `&mut` host slices back.
+
+use crate::DeviceCopy;
+use crate::handles::buffer::DeviceBuffer;
+use crate::handles::device::Device;
+use crate::launch::config::LaunchConfig;
+use crate::vocabulary::error::Result;
+use crate::vocabulary::kernel::KernelInfo;
+use crate::vocabulary::params::ParamBuffer;
+
+/// A `&mut` host slice uploaded for a launch, to copy back when the kernel has finished.
+struct CopyBack<'a> {
+    /// The device copy the kernel writes.
+    device_copy: DeviceBuffer<u8>,
+    /// Where its bytes go back to.
+    host: &'a mut [u8],
+}
+
+/// Collects a launch's arguments, then launches. Used by the code `#[kernel]` generates.
+pub struct ArgBinder<'a> {
+    /// The launch's shape and stream.
+    config: LaunchConfig,
+    /// The kernel.
+    info: &'static KernelInfo,
+    /// The device it runs on.
+    device: Device,
+    /// The parameter bytes.
+    params: ParamBuffer,
+    /// Host slices uploaded for the launch, freed after it.
+    uploads: Vec<DeviceBuffer<u8>>,
+    /// `&mut` host slices to copy back after the kernel.
+    copy_backs: Vec<CopyBack<'a>>,
+    /// Whether the launch waits for the kernel (it copies host slices).
+    waits_for_kernel: bool,
+    /// Arguments bound so far.
+    pub(crate) bound: usize,
+}
+
+impl<'a> ArgBinder<'a> {
+    /// Chooses the device: the stream's, else the first device argument's, else the default.
+    #[inline]
+    pub fn new(
+        config: LaunchConfig,
+        info: &'static KernelInfo,
+        hints: &[Option<&Device>],
+    ) -> Result<Self> {
+        let device = match (&config.stream, hints.iter().flatten().next()) {
+            (Some(stream), _) => stream.device().clone(),
+            (None, Some(device)) => (*device).clone(),
+            (None, None) => Device::default_device()?,
+        };
+        for (i, hint) in hints.iter().enumerate() {
+            if let Some(other) = hint {
+                device.expect_same(other, || {
+                    format!(
+                        "argument {} (`{}`) of kernel `{}`",
+                        i + 1,
+                        info.params.get(i).copied().unwrap_or("?"),
+                        info.name
+                    )
+                })?;
+            }
+        }
+        Ok(ArgBinder {
+            params: ParamBuffer::default(),
+            config,
+            info,
+            device,
+            uploads: Vec::new(),
+            copy_backs: Vec::new(),
+            waits_for_kernel: false,
+            bound: 0,
+        })
+    }
+
+    /// A slice is two entry parameters: its address, then its length.
+    fn push_slice(&mut self, address: u64, len: usize) {
+        self.params.push(address);
+        self.params.push(len as u64);
+    }
+
+    pub(crate) fn push_value<T: DeviceCopy>(&mut self, value: T) {
+        self.params.push(value);
+    }
+
+    #[inline]
+    pub(crate) fn push_device_slice(
+        &mut self,
+        device: &Device,
+        address: u64,
+        len: usize,
+    ) -> Result<()> {
+        let index = self.bound;
+        let info = self.info;
+        self.device.expect_same(device, || {
+            format!(
+                "argument {} (`{}`) of kernel `{}`",
+                index + 1,
+                info.params.get(index).copied().unwrap_or("?"),
+                info.name
+            )
+        })?;
+        self.push_slice(address, len);
+        Ok(())
+    }
+
+    pub(crate) fn push_host_slice<T: DeviceCopy>(&mut self, data: &'a [T]) -> Result<()> {
+        // Automatic transfers make the launch synchronous, as in Numba: the upload is freed
+        // only once the kernel has finished with it.
+        self.waits_for_kernel = true;
+        if self.device.is_simulator() {
+            // The simulator runs on the host: the kernel reads the caller's memory directly.
+            self.push_slice(data.as_ptr() as u64, data.len());
+            return Ok(());
+        }
+        let upload = DeviceBuffer::<u8>::from_slice(&self.device, as_bytes(data))?;
+        self.push_slice(upload.device_ptr(), data.len());
+        self.uploads.push(upload);
+        Ok(())
+    }
+
+    pub(crate) fn push_host_slice_mut<T: DeviceCopy>(&mut self, data: &'a mut [T]) -> Result<()> {
+        self.waits_for_kernel = true;
+        if self.device.is_simulator() {
+            self.push_slice(data.as_mut_ptr() as u64, data.len());
+            return Ok(());
+        }
+        let len = data.len();
+        // SAFETY: `T: DeviceCopy` is plain data; the bytes are copied back as they came.
+        let host = unsafe {
+            std::slice::from_raw_parts_mut(
+                data.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(data),
+            )
+        };
+        let device_copy = DeviceBuffer::<u8>::from_slice(&self.device, host)?;
+        self.push_slice(device_copy.device_ptr(), len);
+        self.copy_backs.push(CopyBack { device_copy, host });
+        Ok(())
+    }
+
+    /// Validates the configuration, launches, and copies `&mut` host slices back.
+    pub fn launch(mut self) -> Result<()> {
+        let name = self.info.name;
+        let shape = self.config.shape();
+        let limits = self.device.limits();
+        shape.validate(name, limits, self.device.name())?;
+        let stream = self.config.stream.as_ref().map(|stream| &stream.handle);
+        let failed = self.device.backend_ops().launch(
+            self.info,
+            &shape,
+            stream,
+            &mut self.params,
+            limits,
+            self.device.name(),
+        )?;
+        self.device.note_launch(name);
+        if let Some(error) = failed {
+            self.device.set_pending_error(error);
+        }
+        if !self.waits_for_kernel {
+            return Ok(());
+        }
+        self.finish()
+    }
+
+    /// Waits for the kernel, then copies `&mut` host slices back (a launch with host slices).
+    fn finish(mut self) -> Result<()> {
+        match &self.config.stream {
+            Some(stream) => stream.synchronize()?,
+            None => self.device.default_stream().synchronize()?,
+        }
+        for copy in self.copy_backs.drain(..) {
+            let CopyBack { device_copy, host } = copy;
+            // SAFETY: `host` has room for `host.len()` bytes, the length uploaded.
+            unsafe { device_copy.copy_to_raw(0, host.len(), host.as_mut_ptr())? };
+        }
+        Ok(())
+    }
+}
+
+fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
+    // SAFETY: `T: DeviceCopy` is plain data without pointers.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
+}

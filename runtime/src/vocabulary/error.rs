@@ -1,0 +1,148 @@
+//! The error type of every fallible runtime call.
+
+use crate::Dim3;
+use crate::vocabulary::fault::SimulatorFault;
+use crate::vocabulary::panic_report::KernelPanic;
+
+/// Result with [`Error`] as the default error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong on the host side of ferrocuda.
+///
+/// After any of these errors the device and every buffer stay usable: the next correct launch
+/// works.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A CUDA driver call failed.
+    #[error("CUDA driver call {call} failed: {name}: {description}")]
+    Driver {
+        /// The driver entry point, e.g. `cuLaunchKernel`.
+        call: &'static str,
+        /// The driver's error name, e.g. `CUDA_ERROR_OUT_OF_MEMORY`.
+        name: String,
+        /// The driver's description of the error.
+        description: String,
+    },
+    /// A CUDA driver call succeeded but returned something the runtime cannot use.
+    #[error("CUDA driver call {call} returned an unusable result: {problem}")]
+    DriverContract {
+        /// The driver entry point, e.g. `cuMemHostAlloc`.
+        call: &'static str,
+        /// What was wrong with the result.
+        problem: String,
+    },
+    /// An allocation failed for lack of memory (on the simulator: host memory).
+    #[error("cannot allocate {requested} bytes on {device}: out of memory")]
+    OutOfMemory {
+        /// The device (or the simulator) the memory was for.
+        device: String,
+        /// The bytes requested.
+        requested: usize,
+    },
+    /// An allocation's size in bytes does not fit the address space.
+    #[error(
+        "{operation}: {elements} elements of {element_bytes} bytes exceed the largest possible allocation ({limit} bytes)"
+    )]
+    AllocationTooLarge {
+        /// The operation, e.g. `DeviceBuffer allocation`.
+        operation: &'static str,
+        /// The number of elements requested.
+        elements: usize,
+        /// The size of one element in bytes.
+        element_bytes: usize,
+        /// The largest allocation in bytes.
+        limit: usize,
+    },
+    /// The time between two events was asked for before both were recorded.
+    #[error("{operation}: both events must be recorded before measuring the time between them")]
+    EventNotRecorded {
+        /// The operation, e.g. `Event::elapsed_ms`.
+        operation: &'static str,
+    },
+    /// A launch configuration was rejected before reaching the device.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// A kernel thread panicked (out-of-bounds index, `assert!`, `panic!`...).
+    #[error(transparent)]
+    KernelPanic(#[from] KernelPanic),
+    /// The simulator detected a bug that would hang or corrupt memory on a GPU. Boxed, so that
+    /// every `Result` of the runtime stays small.
+    #[error(transparent)]
+    SimulatorFault(#[from] Box<SimulatorFault>),
+    /// No usable CUDA device.
+    #[error("no CUDA device: {0}")]
+    NoDevice(String),
+    /// Buffers or streams of two different devices were used together.
+    #[error("{what} belongs to device {found}, but this operation runs on device {expected}")]
+    DeviceMismatch {
+        /// What was on the wrong device.
+        what: String,
+        /// The device of the operation.
+        expected: String,
+        /// The device the object belongs to.
+        found: String,
+    },
+    /// Two lengths that must agree do not.
+    #[error("length mismatch in {operation}: expected {expected} elements, got {actual}")]
+    LengthMismatch {
+        /// The operation, e.g. `DeviceBuffer::copy_from`.
+        operation: &'static str,
+        /// The length required.
+        expected: usize,
+        /// The length given.
+        actual: usize,
+    },
+    /// A PTX module could not be loaded, or a kernel is missing from it.
+    #[error("PTX module `{module}`: {message}")]
+    Module {
+        /// The kernel crate the module comes from.
+        module: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl From<SimulatorFault> for Error {
+    fn from(fault: SimulatorFault) -> Self {
+        Error::SimulatorFault(Box::new(fault))
+    }
+}
+
+/// A launch rejected by validation against the device's limits, before reaching the device.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot launch kernel `{kernel}`: {problem}")]
+pub struct LaunchError {
+    /// The kernel's PTX entry name.
+    pub kernel: &'static str,
+    /// What is wrong and what the limit is.
+    pub problem: String,
+}
+
+impl LaunchError {
+    /// A launch of `kernel` rejected for `problem`.
+    pub(crate) fn new(kernel: &'static str, problem: impl Into<String>) -> Self {
+        LaunchError {
+            kernel,
+            problem: problem.into(),
+        }
+    }
+}
+
+/// Formats a shape as `2048 x 1 x 1`.
+pub(crate) fn shape(d: Dim3) -> String {
+    format!("{} x {} x {}", d.x, d.y, d.z)
+}
+
+/// The size in bytes of `len` elements of `T`, or [`Error::AllocationTooLarge`] when it does not
+/// fit an allocation (more than `isize::MAX` bytes).
+pub(crate) fn bytes_of<T>(operation: &'static str, len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>())
+        .filter(|&bytes| bytes <= isize::MAX as usize)
+        .ok_or(Error::AllocationTooLarge {
+            operation,
+            elements: len,
+            element_bytes: size_of::<T>(),
+            limit: isize::MAX as usize,
+        })
+}

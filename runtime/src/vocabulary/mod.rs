@@ -1,0 +1,15 @@
+//! The vocabulary layer: the words every other layer speaks, with no behaviour that needs a
+//! device. Errors ([`error`], [`fault`], [`panic_report`]), what a device is and allows
+//! ([`limits`]), what a kernel is ([`kernel`]), the shape of a launch and its validation
+//! ([`shape`]), and the bytes of its parameters ([`params`]).
+//!
+//! Nothing here imports the backends, the handles or the launch layer.
+
+pub(crate) mod error;
+pub(crate) mod fault;
+pub(crate) mod kernel;
+pub(crate) mod limits;
+pub(crate) mod panic_report;
+pub(crate) mod params;
+pub(crate) mod shape;
+pub(crate) mod thread_set;

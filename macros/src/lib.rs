@@ -7,6 +7,7 @@
 mod constant;
 mod device_copy;
 mod kernel;
+mod module;
 mod printf;
 
 use proc_macro::TokenStream;
@@ -34,9 +35,7 @@ use proc_macro::TokenStream;
 /// `fn scale<T: ...>(...)` gives `scale::<f32>` and `scale::<f64>`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    kernel::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    kernel::expand(attr.into(), item.into()).into()
 }
 
 /// Derives `DeviceCopy` for a `#[repr(C)]` struct whose fields are all `DeviceCopy`, so it can be

@@ -246,19 +246,24 @@ impl<'a> ArgBinder<'a> {
         &mut self,
         arg: A,
     ) -> Result<()> {
+        let written = self.params.count();
         arg.bind(self)?;
+        // The `KernelArg` impl wrote through the shape's layout (`KernelParam::write`).
+        debug_assert_eq!(self.params.count() - written, P::ENTRY_PARAMS);
         self.bound += 1;
         Ok(())
     }
 
-    /// A slice is two entry parameters: its address, then its length.
+    /// Writes a slice through its layout, `SliceAbi::write` (address, then length).
     fn push_slice(&mut self, address: u64, len: usize) {
-        self.params.push(address);
-        self.params.push(len as u64);
+        crate::device::abi::SliceAbi::new(address as usize as *mut u8, len).write(&mut self.params);
     }
 
     pub(crate) fn push_value<T: DeviceCopy>(&mut self, value: T) {
-        self.params.push(value);
+        <crate::device::abi::Value<T> as crate::device::abi::KernelParam>::write(
+            value,
+            &mut self.params,
+        );
     }
 
     #[inline]

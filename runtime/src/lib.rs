@@ -103,7 +103,7 @@ pub mod prelude {
 #[doc(hidden)]
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod __private {
-    pub use crate::kernel::{KernelInfo, PtxModule};
+    pub use crate::kernel::{KernelInfo, PtxModule, declared_module, missing_ptx_module};
     pub use crate::launch::ArgBinder;
     pub use crate::params::ParamReader;
 }

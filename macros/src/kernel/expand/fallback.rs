@@ -12,6 +12,10 @@ use syn::{FnArg, ItemFn};
 /// The errors and the stand-in handle of a rejected kernel.
 pub fn expand(func: &ItemFn, error: syn::Error) -> TokenStream {
     let errors = error.into_compile_error();
+    if func.sig.receiver().is_some() {
+        // A method: the function is inside an `impl`, where no handle type can be declared.
+        return errors;
+    }
     let (vis, name) = (&func.vis, &func.sig.ident);
     let doc = handle_doc(&func.attrs, name);
     let type_params = parse::type_params(func);
@@ -56,7 +60,7 @@ pub fn expand(func: &ItemFn, error: syn::Error) -> TokenStream {
         #[cfg(not(target_arch = "nvptx64"))]
         #doc
         #[allow(non_camel_case_types, dead_code, reason = "stand-in for a rejected kernel")]
-        #vis #handle_def
+        #handle_def
 
         #[cfg(not(target_arch = "nvptx64"))]
         #[doc(hidden)]

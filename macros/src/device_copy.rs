@@ -41,7 +41,8 @@ pub fn expand(input: TokenStream) -> Result<TokenStream> {
         .iter()
         .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
     // A lifetime parameter comes with a reference field, already reported at the field.
-    if !input.generics.params.is_empty() && !(only_lifetimes && has_reference) {
+    let generic = !input.generics.params.is_empty();
+    if generic && !(only_lifetimes && has_reference) {
         push(Error::new(
             input.generics.span(),
             "DeviceCopy cannot be derived for generic structs; define one struct per element type",

@@ -49,12 +49,13 @@ fn qualifiers(sig: &Signature, errors: &mut Errors) {
 }
 
 fn return_type(sig: &Signature, errors: &mut Errors) {
-    if let ReturnType::Type(arrow, ty) = &sig.output {
+    if let ReturnType::Type(_, ty) = &sig.output {
         let is_unit = matches!(&**ty, Type::Tuple(t) if t.elems.is_empty());
         if !is_unit {
-            let span = arrow.span().join(ty.span()).unwrap_or_else(|| ty.span());
-            errors.push(Error::new(
-                span,
+            // `new_spanned` spans `-> T` from its first to its last token; `Span::join` would
+            // give the same on nightly but nothing on stable.
+            errors.push(Error::new_spanned(
+                &sig.output,
                 "a kernel cannot return a value; write results into a `&mut [T]` parameter instead",
             ));
         }

@@ -15,7 +15,7 @@ pub extern "C" fn with_abi(out: &mut [f32]) {
 }
 
 #[kernel]
-pub unsafe extern "C" fn variadic(out: &mut [f32], ...) {
+pub unsafe extern "C" fn variadic(out: &mut [f32], args: ...) {
     out[0] = 1.0;
 }
 

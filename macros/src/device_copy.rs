@@ -48,24 +48,7 @@ pub fn expand(input: TokenStream) -> Result<TokenStream> {
             "DeviceCopy cannot be derived for generic structs; define one struct per element type",
         ));
     }
-    let mut has_repr_c = false;
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("repr"))
-    {
-        attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("C") || meta.path.is_ident("transparent") {
-                has_repr_c = true;
-            } else if meta.input.peek(syn::token::Paren) {
-                // `align(N)`, `packed(N)`: the argument does not matter here.
-                let content;
-                syn::parenthesized!(content in meta.input);
-                content.parse::<TokenStream>()?;
-            }
-            Ok(())
-        })?;
-    }
+    let has_repr_c = has_repr_c(&input)?;
     if !has_repr_c {
         push(Error::new(
             name.span(),
@@ -92,6 +75,29 @@ pub fn expand(input: TokenStream) -> Result<TokenStream> {
             }
         };
     })
+}
+
+/// Whether the type is `#[repr(C)]` (or `#[repr(transparent)]`).
+fn has_repr_c(input: &DeriveInput) -> Result<bool> {
+    let mut has_repr_c = false;
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("repr"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("C") || meta.path.is_ident("transparent") {
+                has_repr_c = true;
+            } else if meta.input.peek(syn::token::Paren) {
+                // `align(N)`, `packed(N)`: the argument does not matter here.
+                let content;
+                syn::parenthesized!(content in meta.input);
+                content.parse::<TokenStream>()?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(has_repr_c)
 }
 
 /// The error for a field that holds a reference or a raw pointer (also inside an array).

@@ -7,7 +7,7 @@ use super::launcher::handle_doc;
 use crate::kernel::parse;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{FnArg, ItemFn};
+use syn::{FnArg, Ident, ItemFn};
 
 /// The errors and the stand-in handle of a rejected kernel.
 pub fn expand(func: &ItemFn, error: syn::Error) -> TokenStream {
@@ -18,35 +18,8 @@ pub fn expand(func: &ItemFn, error: syn::Error) -> TokenStream {
     }
     let (vis, name) = (&func.vis, &func.sig.ident);
     let doc = handle_doc(&func.attrs, name);
-    let type_params = parse::type_params(func);
     let launcher = format_ident!("__ferrocuda_rejected_{}", name);
-    let (handle_def, handle, impl_generics, entry_methods) = if type_params.is_empty() {
-        (
-            quote!(#vis struct #name;),
-            quote!(#name),
-            quote!(),
-            quote! {
-                /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn grid(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
-                /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn block(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
-                /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn config(self, _: ::ferrocuda::LaunchConfig) -> #launcher { #launcher }
-            },
-        )
-    } else {
-        (
-            quote!(#vis struct #name<#(#type_params),*>(::core::marker::PhantomData<fn() -> (#(#type_params,)*)>);),
-            quote!(#name<#(#type_params),*>),
-            quote!(<#(#type_params),*>),
-            quote! {
-                /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn grid(_: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
-                /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn config(_: ::ferrocuda::LaunchConfig) -> #launcher { #launcher }
-            },
-        )
-    };
+    let (handle_def, handle, impl_generics, entry_methods) = handle(func, &launcher);
     let arity = func
         .sig
         .inputs
@@ -97,5 +70,38 @@ pub fn expand(func: &ItemFn, error: syn::Error) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// The stand-in handle's definition, its type, the generics of its impls and its methods.
+fn handle(func: &ItemFn, launcher: &Ident) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let (vis, name) = (&func.vis, &func.sig.ident);
+    let type_params = parse::type_params(func);
+    if type_params.is_empty() {
+        (
+            quote!(#vis struct #name;),
+            quote!(#name),
+            quote!(),
+            quote! {
+                /// Starts a launch (the kernel was rejected: it cannot be launched).
+                pub fn grid(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
+                /// Starts a launch (the kernel was rejected: it cannot be launched).
+                pub fn block(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
+                /// Starts a launch (the kernel was rejected: it cannot be launched).
+                pub fn config(self, _: ::ferrocuda::LaunchConfig) -> #launcher { #launcher }
+            },
+        )
+    } else {
+        (
+            quote!(#vis struct #name<#(#type_params),*>(::core::marker::PhantomData<fn() -> (#(#type_params,)*)>);),
+            quote!(#name<#(#type_params),*>),
+            quote!(<#(#type_params),*>),
+            quote! {
+                /// Starts a launch (the kernel was rejected: it cannot be launched).
+                pub fn grid(_: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
+                /// Starts a launch (the kernel was rejected: it cannot be launched).
+                pub fn config(_: ::ferrocuda::LaunchConfig) -> #launcher { #launcher }
+            },
+        )
     }
 }

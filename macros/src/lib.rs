@@ -33,6 +33,11 @@ use proc_macro::TokenStream;
 ///
 /// Generic kernels list their instances: `#[kernel(instances(f32, f64))]` on
 /// `fn scale<T: ...>(...)` gives `scale::<f32>` and `scale::<f64>`.
+///
+/// Kernels are `no_std`: `std`, `Vec`, `String`, `Box`, `println!`, `format!` and `vec!` in the
+/// body are compile errors at the token (use `core`, slices, `shared_array!`, `gpu_println!`).
+/// The crate needs `ferrocuda::ptx_module!();` at its root. A rejected kernel still gets its
+/// handle, so each mistake is one error and its launches add none.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into()).into()

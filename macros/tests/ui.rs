@@ -166,7 +166,7 @@ struct Fixture {
 impl Fixture {
     fn new(manifest_dir: &Path, fail: &[PathBuf], pass: &[PathBuf]) -> Self {
         let workspace = manifest_dir.parent().unwrap();
-        // Next to trybuild's folder, inside the workspace's target directory.
+        // Inside the workspace's target directory, kept between runs.
         let target_tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
         let dir = target_tmp.join("ferrocuda-ui");
         std::fs::create_dir_all(&dir).unwrap();
@@ -198,6 +198,7 @@ impl Fixture {
             .arg("--target-dir")
             .arg(&self.target)
             .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .env_remove("CARGO_TARGET_DIR")
             .output()
             .expect("run cargo");

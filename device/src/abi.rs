@@ -6,6 +6,11 @@
 //!   the NVPTX backend knows to be global memory) and the length (`.u64`); the entry rebuilds the
 //!   slice through [`SliceAbi<T>`];
 //! - a value of a [`DeviceCopy`] type is passed as its own bytes (C layout).
+//!
+//! [`KernelParam`] owns that layout: the host binder writes a parameter with
+//! [`KernelParam::write`] into a [`ParamSink`], the simulator entry reads it back with
+//! [`KernelParam::read`] from a [`ParamSource`], and the device entry declares
+//! [`KernelParam::ENTRY_PARAMS`] parameters per shape.
 
 use core::marker::PhantomData;
 
@@ -40,25 +45,131 @@ pub struct SliceMut<T>(PhantomData<T>);
 /// Marker naming a by-value kernel parameter of type `T`.
 pub struct Value<T>(PhantomData<T>);
 
-/// Describes one kernel parameter shape: what the host must write for it.
-pub trait KernelParam {
-    /// The bytes the device entry receives for this parameter.
-    type Abi: Copy;
-    /// Human-readable form of the parameter type, e.g. `&mut [f32]`, for error messages.
-    const DESCRIPTION: &'static str;
+/// Where the host writes a launch's entry parameters, one after the other (the runtime's
+/// parameter buffer implements it).
+pub trait ParamSink {
+    /// Appends one entry parameter.
+    fn push<T>(&mut self, value: T);
 }
 
-impl<T: DeviceCopy> KernelParam for Slice<T> {
-    type Abi = SliceAbi<T>;
-    const DESCRIPTION: &'static str = "&[T]";
+/// Where the simulator entry reads a launch's entry parameters back, in the order they were
+/// written (the runtime's parameter reader implements it).
+pub trait ParamSource {
+    /// Takes the next entry parameter.
+    ///
+    /// # Safety
+    /// `T` must be the type written for that entry parameter.
+    unsafe fn take<T>(&mut self) -> T;
 }
-impl<T: DeviceCopy> KernelParam for SliceMut<T> {
-    type Abi = SliceAbi<T>;
-    const DESCRIPTION: &'static str = "&mut [T]";
+
+/// One kernel parameter shape and its layout: the single description of how a parameter crosses
+/// from host to device, used by the host binder ([`KernelParam::write`]), the simulator entry
+/// ([`KernelParam::read`]) and the device entry (which declares [`KernelParam::ENTRY_PARAMS`]
+/// parameters and rebuilds the value with [`KernelParam::into_target`]).
+///
+/// The impls have no `DeviceCopy` bound: that requirement is checked once, at the parameter's
+/// type, by the code `#[kernel]` generates, and by every `KernelArg` impl that writes a value.
+pub trait KernelParam {
+    /// The value the entry parameters carry together.
+    type Abi;
+    /// What the kernel body receives, e.g. `&'a mut [T]`.
+    type Target<'a>
+    where
+        Self: 'a;
+    /// How many entry parameters (PTX `.param`s) the shape takes.
+    const ENTRY_PARAMS: usize;
+    /// Writes the entry parameters of `abi`.
+    fn write<S: ParamSink>(abi: Self::Abi, sink: &mut S);
+    /// Reads back the entry parameters [`KernelParam::write`] wrote.
+    ///
+    /// # Safety
+    /// The next entry parameters of `source` must have been written for this shape.
+    unsafe fn read<S: ParamSource>(source: &mut S) -> Self::Abi;
+    /// Turns the entry parameters into what the kernel body receives.
+    ///
+    /// # Safety
+    /// As [`SliceAbi::as_slice`] for slices: the value must describe live memory of the launch.
+    unsafe fn into_target<'a>(abi: Self::Abi) -> Self::Target<'a>
+    where
+        Self: 'a;
 }
-impl<T: DeviceCopy> KernelParam for Value<T> {
+
+impl<T> KernelParam for Slice<T> {
+    type Abi = SliceAbi<T>;
+    type Target<'a>
+        = &'a [T]
+    where
+        Self: 'a;
+    const ENTRY_PARAMS: usize = SliceAbi::<T>::ENTRY_PARAMS;
+    #[inline(always)]
+    fn write<S: ParamSink>(abi: SliceAbi<T>, sink: &mut S) {
+        abi.write(sink);
+    }
+    #[inline(always)]
+    unsafe fn read<S: ParamSource>(source: &mut S) -> SliceAbi<T> {
+        // SAFETY: the caller guarantees a slice was written here.
+        unsafe { SliceAbi::read(source) }
+    }
+    #[inline(always)]
+    unsafe fn into_target<'a>(abi: SliceAbi<T>) -> &'a [T]
+    where
+        Self: 'a,
+    {
+        // SAFETY: the caller guarantees the slice is live.
+        unsafe { abi.as_slice() }
+    }
+}
+
+impl<T> KernelParam for SliceMut<T> {
+    type Abi = SliceAbi<T>;
+    type Target<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+    const ENTRY_PARAMS: usize = SliceAbi::<T>::ENTRY_PARAMS;
+    #[inline(always)]
+    fn write<S: ParamSink>(abi: SliceAbi<T>, sink: &mut S) {
+        abi.write(sink);
+    }
+    #[inline(always)]
+    unsafe fn read<S: ParamSource>(source: &mut S) -> SliceAbi<T> {
+        // SAFETY: the caller guarantees a slice was written here.
+        unsafe { SliceAbi::read(source) }
+    }
+    #[inline(always)]
+    unsafe fn into_target<'a>(abi: SliceAbi<T>) -> &'a mut [T]
+    where
+        Self: 'a,
+    {
+        // SAFETY: the caller guarantees the slice is live.
+        unsafe { abi.as_mut_slice() }
+    }
+}
+
+impl<T> KernelParam for Value<T> {
     type Abi = T;
-    const DESCRIPTION: &'static str = "T";
+    type Target<'a>
+        = T
+    where
+        Self: 'a;
+    /// A value is one entry parameter: its own bytes, in C layout.
+    const ENTRY_PARAMS: usize = 1;
+    #[inline(always)]
+    fn write<S: ParamSink>(abi: T, sink: &mut S) {
+        sink.push(abi);
+    }
+    #[inline(always)]
+    unsafe fn read<S: ParamSource>(source: &mut S) -> T {
+        // SAFETY: the caller guarantees a `T` was written here.
+        unsafe { source.take::<T>() }
+    }
+    #[inline(always)]
+    unsafe fn into_target<'a>(abi: T) -> T
+    where
+        Self: 'a,
+    {
+        abi
+    }
 }
 
 /// A slice as it is passed to a kernel: a device pointer and a length in elements.
@@ -79,9 +190,32 @@ impl<T> Clone for SliceAbi<T> {
 impl<T> Copy for SliceAbi<T> {}
 
 impl<T> SliceAbi<T> {
+    /// A slice is two entry parameters: the element pointer (`.u64 .ptr`: the NVPTX backend then
+    /// knows it points to global memory and emits `ld.global`/`st.global`), then the length
+    /// (`.u64`).
+    pub const ENTRY_PARAMS: usize = 2;
+
     /// A slice descriptor from a pointer and a length.
     pub const fn new(ptr: *mut T, len: usize) -> Self {
         SliceAbi { ptr, len }
+    }
+
+    /// Writes the two entry parameters: the address, then the length.
+    #[inline(always)]
+    pub fn write<S: ParamSink>(self, sink: &mut S) {
+        sink.push(self.ptr as u64);
+        sink.push(self.len as u64);
+    }
+
+    /// Reads back the two entry parameters [`SliceAbi::write`] wrote.
+    ///
+    /// # Safety
+    /// The next two entry parameters of `source` must be a slice's address and length.
+    #[inline(always)]
+    pub unsafe fn read<S: ParamSource>(source: &mut S) -> Self {
+        // SAFETY: the caller guarantees the two words are an address and a length.
+        let (ptr, len) = unsafe { (source.take::<u64>(), source.take::<u64>()) };
+        SliceAbi::new(ptr as usize as *mut T, len as usize)
     }
 
     /// The slice a kernel sees.
@@ -94,6 +228,7 @@ impl<T> SliceAbi<T> {
         if self.len == 0 {
             &[]
         } else {
+            // SAFETY: the caller guarantees `len` live, initialised elements at `ptr`.
             unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
         }
     }
@@ -108,6 +243,7 @@ impl<T> SliceAbi<T> {
         if self.len == 0 {
             &mut []
         } else {
+            // SAFETY: the caller guarantees `len` live, initialised elements at `ptr`.
             unsafe { core::slice::from_raw_parts_mut(self.ptr, self.len) }
         }
     }

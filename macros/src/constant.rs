@@ -36,6 +36,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         ..
     } = &item;
     let name = ident.to_string();
+    let module = crate::module::reference();
     Ok(quote! {
         #[cfg(target_arch = "nvptx64")]
         #(#attrs)*
@@ -48,7 +49,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         #(#attrs)*
         #vis static #ident: ::ferrocuda::ConstantSymbol<#ty> =
             // SAFETY: stored in a static, as `__new` requires.
-            unsafe { ::ferrocuda::ConstantSymbol::__new(#name, #expr, &crate::__FERROCUDA_MODULE) };
+            unsafe { ::ferrocuda::ConstantSymbol::__new(#name, #expr, #module) };
     })
 }
 

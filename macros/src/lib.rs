@@ -7,6 +7,7 @@
 mod constant;
 mod device_copy;
 mod kernel;
+mod module;
 mod printf;
 
 use proc_macro::TokenStream;
@@ -32,11 +33,14 @@ use proc_macro::TokenStream;
 ///
 /// Generic kernels list their instances: `#[kernel(instances(f32, f64))]` on
 /// `fn scale<T: ...>(...)` gives `scale::<f32>` and `scale::<f64>`.
+///
+/// Kernels are `no_std`: `std`, `Vec`, `String`, `Box`, `println!`, `format!` and `vec!` in the
+/// body are compile errors at the token (use `core`, slices, `shared_array!`, `gpu_println!`).
+/// The crate needs `ferrocuda::ptx_module!();` at its root. A rejected kernel still gets its
+/// handle, so each mistake is one error and its launches add none.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    kernel::expand(attr.into(), item.into())
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    kernel::expand(attr.into(), item.into()).into()
 }
 
 /// Derives `DeviceCopy` for a `#[repr(C)]` struct whose fields are all `DeviceCopy`, so it can be

@@ -97,7 +97,9 @@ pub mod prelude {
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod __private {
     pub use crate::launch::binder::ArgBinder;
-    pub use crate::vocabulary::kernel::{KernelInfo, PtxModule};
+    pub use crate::vocabulary::kernel::{
+        KernelInfo, PtxModule, declared_module, missing_ptx_module,
+    };
     pub use crate::vocabulary::params::ParamReader;
 }
 

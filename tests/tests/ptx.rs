@@ -3,6 +3,10 @@
 //! and NVIDIA's assembler accepts each module for sm_70 and sm_90 (when ptxas is present:
 //! `scripts/fetch-ptxas.sh` puts it in `.tools/ptxas/`, and CI runs that first).
 
+use ferrocuda::Kernel;
+use kernels_nvptx::elementwise::{doublify, saxpy, vecadd};
+use kernels_nvptx::generic::{max_pool2, scale, widen};
+use kernels_nvptx::particles::integrate;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -46,12 +50,12 @@ fn entries_of(text: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// Entry names of the kernels declared with `#[kernel]` in the kernel crate's sources: the
-/// function's name, or for a generic kernel (`#[kernel(instances(f32, (u8, f32)))]`) one name
-/// per instance, `name__f32`, `name__u8_f32`.
-fn declared_kernels(folder: &str) -> Vec<String> {
+/// The kernels declared with `#[kernel]` in the kernel crate's sources: the function's name and,
+/// for a generic kernel (`#[kernel(instances(f32, (u8, f32)))]`), how many instances it lists.
+/// The entry symbols themselves come from the macro (`Kernel::name()`), never rebuilt here.
+fn declared_kernels(folder: &str) -> Vec<(String, Option<usize>)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
-    let mut names = Vec::new();
+    let mut kernels = Vec::new();
     let mut stack = vec![src];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -70,7 +74,7 @@ fn declared_kernels(folder: &str) -> Vec<String> {
                     .strip_prefix("#[kernel(instances(")
                     .and_then(|rest| rest.strip_suffix("))]"))
                 {
-                    Some(instance_suffixes(list))
+                    Some(instance_count(list))
                 } else {
                     continue;
                 };
@@ -83,68 +87,39 @@ fn declared_kernels(folder: &str) -> Vec<String> {
                     .next()
                     .unwrap()
                     .trim();
-                match instances {
-                    None => names.push(name.to_string()),
-                    Some(suffixes) => {
-                        assert!(!suffixes.is_empty(), "no instances in `{t}`");
-                        names.extend(suffixes.iter().map(|s| format!("{name}__{s}")));
-                    }
-                }
+                kernels.push((name.to_string(), instances));
             }
         }
     }
-    names.sort();
-    names
+    kernels.sort();
+    kernels
 }
 
-/// The symbol suffix of each instance in the list of `instances(...)`: `f32, (u8, f32)` gives
-/// `f32` and `u8_f32` (each character that cannot be in a symbol becomes one `_`).
-fn instance_suffixes(list: &str) -> Vec<String> {
-    // Split at the commas outside parentheses, angle brackets and square brackets.
-    let (mut items, mut depth, mut current) = (Vec::new(), 0i32, String::new());
+/// How many instances `instances(...)` lists: its commas outside brackets, plus one.
+fn instance_count(list: &str) -> usize {
+    let mut depth = 0i32;
+    let mut count = 1;
     for c in list.chars() {
         match c {
             '(' | '<' | '[' => depth += 1,
             ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => count += 1,
             _ => {}
         }
-        if c == ',' && depth == 0 {
-            items.push(std::mem::take(&mut current));
-        } else {
-            current.push(c);
-        }
     }
-    items.push(current);
-    items
-        .iter()
-        .map(|item| item.trim())
-        .filter(|item| !item.is_empty())
-        .map(|item| {
-            let inner = item
-                .strip_prefix('(')
-                .and_then(|i| i.strip_suffix(')'))
-                .unwrap_or(item);
-            let mut out = String::new();
-            for c in inner.chars() {
-                if c.is_ascii_alphanumeric() {
-                    out.push(c);
-                } else if !out.ends_with('_') && !c.is_whitespace() {
-                    out.push('_');
-                }
-            }
-            out.trim_matches('_').to_string()
-        })
-        .collect()
+    count
+}
+
+/// The PTX entry symbol of a kernel (or of an instance of a generic kernel), from the macro.
+fn symbol<K: Kernel>() -> &'static str {
+    K::name()
 }
 
 #[test]
-fn instance_suffixes_follow_the_macro() {
-    assert_eq!(instance_suffixes("f32, f64"), ["f32", "f64"]);
-    assert_eq!(
-        instance_suffixes("(u8, f32), (i32, f64)"),
-        ["u8_f32", "i32_f64"]
-    );
-    assert_eq!(instance_suffixes("[f32; 4], u8"), ["f32_4", "u8"]);
+fn instances_are_counted() {
+    assert_eq!(instance_count("f32, f64"), 2);
+    assert_eq!(instance_count("(u8, f32), (i32, f64)"), 2);
+    assert_eq!(instance_count("[f32; 4], Pair<u8, f32>, u8"), 3);
 }
 
 #[test]
@@ -159,18 +134,31 @@ fn every_kernel_of_has_an_entry(folder: &str, ptx: &str) {
     let declared = declared_kernels(folder);
     assert!(declared.len() >= 5, "found only {declared:?} in {folder}");
     if folder.contains("kernels-nvptx") {
-        // Generic kernels are found, one entry per instance.
-        for instance in ["scale__f32", "scale__f64", "max_pool2__u8", "widen__u8_f32"] {
+        // Generic kernels have one entry per instance, under the symbol the macro gives it.
+        for instance in [
+            symbol::<scale<f32>>(),
+            symbol::<scale<f64>>(),
+            symbol::<max_pool2<u8>>(),
+            symbol::<widen<u8, f32>>(),
+        ] {
             assert!(
-                declared.iter().any(|n| n == instance),
-                "{instance} not in {declared:?}"
+                entries.iter().any(|n| n == instance),
+                "{instance} not in {entries:?}"
             );
         }
     }
-    for name in &declared {
-        assert!(
-            entries.contains(name),
-            "kernel `{name}` has no .entry in the PTX; entries: {entries:?}"
+    for (name, instances) in &declared {
+        let found = match instances {
+            None => usize::from(entries.contains(name)),
+            Some(_) => {
+                let prefix = format!("{name}__");
+                entries.iter().filter(|e| e.starts_with(&prefix)).count()
+            }
+        };
+        assert_eq!(
+            found,
+            instances.unwrap_or(1),
+            "kernel `{name}` has {found} .entry in the PTX, expected {instances:?}; entries: {entries:?}"
         );
     }
 }
@@ -193,62 +181,73 @@ fn entry_parameters_match_the_host_layout() {
             format!(".param .u64 {name}_param_{}", i + 1),
         ]
     };
+    let vecadd_entry = symbol::<vecadd>();
     assert_eq!(
-        params("vecadd"),
-        [slice("vecadd", 0), slice("vecadd", 2), slice("vecadd", 4)].concat()
+        params(vecadd_entry),
+        [
+            slice(vecadd_entry, 0),
+            slice(vecadd_entry, 2),
+            slice(vecadd_entry, 4)
+        ]
+        .concat()
     );
     // A `#[repr(C)]` struct by value is a byte array of the host's size and alignment.
     let (size, align) = (
         std::mem::size_of::<kernels_nvptx::particles::SimParams>(),
         std::mem::align_of::<kernels_nvptx::particles::SimParams>(),
     );
+    let integrate_entry = symbol::<integrate>();
     assert_eq!(
-        params("integrate"),
+        params(integrate_entry),
         [
-            slice("integrate", 0),
+            slice(integrate_entry, 0),
             vec![format!(
-                ".param .align {align} .b8 integrate_param_2[{size}]"
+                ".param .align {align} .b8 {integrate_entry}_param_2[{size}]"
             )]
         ]
         .concat()
     );
     // Each instance of a generic kernel has its own parameter types.
+    let scale_entry = symbol::<scale<f64>>();
     assert_eq!(
-        params("scale__f64"),
+        params(scale_entry),
         [
-            vec![".param .f64 scale__f64_param_0".to_string()],
-            slice("scale__f64", 1)
+            vec![format!(".param .f64 {scale_entry}_param_0")],
+            slice(scale_entry, 1)
         ]
         .concat()
     );
+    let widen_entry = symbol::<widen<u8, f32>>();
     assert_eq!(
-        params("widen__u8_f32"),
+        params(widen_entry),
         [
-            slice("widen__u8_f32", 0),
-            slice("widen__u8_f32", 2),
+            slice(widen_entry, 0),
+            slice(widen_entry, 2),
             vec![
-                ".param .f32 widen__u8_f32_param_4".to_string(),
-                ".param .f32 widen__u8_f32_param_5".to_string()
+                format!(".param .f32 {widen_entry}_param_4"),
+                format!(".param .f32 {widen_entry}_param_5")
             ]
         ]
         .concat()
     );
+    let saxpy_entry = symbol::<saxpy>();
     assert_eq!(
-        params("saxpy"),
+        params(saxpy_entry),
         [
-            vec![".param .f32 saxpy_param_0".to_string()],
-            slice("saxpy", 1),
-            slice("saxpy", 3)
+            vec![format!(".param .f32 {saxpy_entry}_param_0")],
+            slice(saxpy_entry, 1),
+            slice(saxpy_entry, 3)
         ]
         .concat()
     );
+    let doublify_entry = symbol::<doublify>();
     assert_eq!(
-        params("doublify"),
+        params(doublify_entry),
         [
-            slice("doublify", 0),
+            slice(doublify_entry, 0),
             vec![
-                ".param .u32 doublify_param_2".to_string(),
-                ".param .u32 doublify_param_3".to_string()
+                format!(".param .u32 {doublify_entry}_param_2"),
+                format!(".param .u32 {doublify_entry}_param_3")
             ]
         ]
         .concat()

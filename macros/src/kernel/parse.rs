@@ -1,167 +1,113 @@
-//! Turns the annotated function into a [`Kernel`] model, reporting every unsupported form at the
-//! token that causes it.
+//! Turns the annotated function into a [`Kernel`] model. Nothing here rejects a kernel: the
+//! checks live in `validate`, which runs first, and share [`classify`] with this file.
 
 use super::attr::Options;
 use super::model::{Instance, Kernel, Param, ParamKind};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::spanned::Spanned;
-use syn::{Error, FnArg, GenericParam, ItemFn, Pat, Result, ReturnType, Type};
+use syn::{Error, FnArg, GenericParam, Ident, ItemFn, Pat, Result, Type};
 
-pub fn parse(item: TokenStream, options: Options) -> Result<Kernel> {
-    let func: ItemFn = syn::parse2(item).map_err(|e| {
+/// The annotated item, which must be a function.
+pub fn item(item: TokenStream) -> Result<ItemFn> {
+    syn::parse2(item).map_err(|e| {
         Error::new(
             e.span(),
             "#[kernel] goes on a function: `pub fn name(a: &[f32], out: &mut [f32]) { ... }`",
         )
-    })?;
-    let sig = &func.sig;
-    let mut errors = Errors::default();
-
-    if let Some(asyncness) = &sig.asyncness {
-        errors.push(Error::new(
-            asyncness.span,
-            "a kernel cannot be `async`; remove `async` (a launch is already asynchronous)",
-        ));
-    }
-    if let Some(constness) = &sig.constness {
-        errors.push(Error::new(
-            constness.span,
-            "a kernel cannot be `const`; remove `const`",
-        ));
-    }
-    if let Some(abi) = &sig.abi {
-        errors.push(Error::new_spanned(
-            abi,
-            "remove the ABI: #[kernel] gives the function the GPU kernel ABI itself",
-        ));
-    }
-    if let Some(unsafety) = &sig.unsafety {
-        errors.push(Error::new(
-            unsafety.span,
-            "a kernel cannot be an `unsafe fn`; launches are safe calls, so put `unsafe { ... }` blocks inside the body",
-        ));
-    }
-    if let Some(variadic) = &sig.variadic {
-        errors.push(Error::new_spanned(variadic, "a kernel cannot be variadic"));
-    }
-    if let ReturnType::Type(arrow, ty) = &sig.output {
-        let is_unit = matches!(&**ty, Type::Tuple(t) if t.elems.is_empty());
-        if !is_unit {
-            let span = arrow.span().join(ty.span()).unwrap_or_else(|| ty.span());
-            errors.push(Error::new(
-                span,
-                "a kernel cannot return a value; write results into a `&mut [T]` parameter instead",
-            ));
-        }
-    }
-
-    let mut type_params = Vec::new();
-    for param in &sig.generics.params {
-        match param {
-            GenericParam::Lifetime(_) => {}
-            GenericParam::Type(tp) => type_params.push(tp.ident.clone()),
-            GenericParam::Const(cp) => errors.push(Error::new_spanned(
-                cp,
-                "const generic kernels are not supported; pass the value as a kernel parameter",
-            )),
-        }
-    }
-
-    let instances = match (&options.instances, type_params.is_empty()) {
-        (None, true) => Vec::new(),
-        (None, false) => {
-            errors.push(Error::new(
-                sig.generics.params.span(),
-                format!(
-                    "a generic kernel needs explicit instances, one PTX entry each: write `#[kernel(instances({}))]` with the types to compile",
-                    if type_params.len() == 1 { "f32, f64".to_string() } else { "(f32, u32), (f64, u64)".to_string() }
-                ),
-            ));
-            Vec::new()
-        }
-        (Some((span, _)), true) => {
-            errors.push(Error::new(
-                *span,
-                "`instances(...)` is only for generic kernels; this kernel has no type parameters",
-            ));
-            Vec::new()
-        }
-        (Some((span, lists)), false) => {
-            let mut instances = Vec::new();
-            for types in lists {
-                if types.len() != type_params.len() {
-                    errors.push(Error::new(
-                        types.first().map(|t| t.span()).unwrap_or(*span),
-                        format!(
-                            "this instance gives {} type(s) but the kernel has {} type parameter(s)",
-                            types.len(),
-                            type_params.len()
-                        ),
-                    ));
-                    continue;
-                }
-                let suffix = types
-                    .iter()
-                    .map(|t| symbol_part(&t.to_token_stream().to_string()))
-                    .collect::<Vec<_>>()
-                    .join("_");
-                instances.push(Instance {
-                    types: types.clone(),
-                    symbol: format!("{}__{}", sig.ident, suffix),
-                });
-            }
-            instances
-        }
-    };
-
-    let mut params = Vec::new();
-    for input in &sig.inputs {
-        match input {
-            FnArg::Receiver(receiver) => errors.push(Error::new_spanned(
-                receiver,
-                "a kernel is a free function; remove `self` and pass the data as parameters",
-            )),
-            FnArg::Typed(pat_type) => {
-                let name = match &*pat_type.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        errors.push(Error::new_spanned(
-                            other,
-                            "kernel parameters must be plain names (`x: f32`); destructure inside the body",
-                        ));
-                        continue;
-                    }
-                };
-                match classify(&pat_type.ty) {
-                    Ok(kind) => params.push(Param {
-                        pat: pat_type.pat.clone(),
-                        name,
-                        ty: pat_type.ty.clone(),
-                        kind,
-                    }),
-                    Err(e) => errors.push(e),
-                }
-            }
-        }
-    }
-
-    errors.finish()?;
-    Ok(Kernel {
-        attrs: func.attrs,
-        vis: func.vis,
-        name: sig.ident.clone(),
-        generics: sig.generics.clone(),
-        instances,
-        params,
-        body: func.block,
     })
 }
 
+/// The names of the function's type parameters, in order.
+pub fn type_params(func: &ItemFn) -> Vec<Ident> {
+    func.sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(tp) => Some(tp.ident.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The model of a function that `validate` accepted.
+pub fn kernel(func: ItemFn, options: &Options) -> Kernel {
+    let type_params = type_params(&func);
+    let instances = instances(&func.sig.ident, options);
+    let params = func
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            FnArg::Typed(pat_type) => Some(pat_type),
+            FnArg::Receiver(_) => None,
+        })
+        .filter_map(|pat_type| {
+            let Pat::Ident(pat) = &*pat_type.pat else {
+                return None;
+            };
+            Some(Param {
+                pat: pat_type.pat.clone(),
+                name: pat.ident.clone(),
+                ty: pat_type.ty.clone(),
+                kind: classify(&pat_type.ty).ok()?,
+            })
+        })
+        .collect();
+    Kernel {
+        name: func.sig.ident.clone(),
+        generics: func.sig.generics.clone(),
+        attrs: func.attrs,
+        vis: func.vis,
+        type_params,
+        instances,
+        params,
+        body: func.block,
+    }
+}
+
+/// One instance per type list of `instances(...)`, or the single instance of a plain kernel.
+fn instances(name: &Ident, options: &Options) -> Vec<Instance> {
+    let Some((_, lists)) = &options.instances else {
+        return vec![Instance {
+            types: Vec::new(),
+            symbol: name.to_string(),
+        }];
+    };
+    lists
+        .iter()
+        .map(|types| Instance {
+            types: types.clone(),
+            symbol: instance_symbol(name, types),
+        })
+        .collect()
+}
+
+/// The PTX entry symbol of an instance: `name__f32`, `name__u8_f32`, `name__f32_4`.
+fn instance_symbol(name: &Ident, types: &[Type]) -> String {
+    let suffix = types
+        .iter()
+        .map(|t| symbol_part(&t.to_token_stream().to_string()))
+        .collect::<Vec<_>>()
+        .join("_");
+    format!("{name}__{suffix}")
+}
+
+/// A type rendered into characters allowed in a PTX symbol.
+fn symbol_part(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('_') && !c.is_whitespace() {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_string()
+}
+
 /// Decides how a parameter type crosses to the device, or explains why it cannot.
-fn classify(ty: &Type) -> Result<ParamKind> {
+pub fn classify(ty: &Type) -> Result<ParamKind> {
     match ty {
         Type::Reference(reference) => {
             let Type::Slice(slice) = &*reference.elem else {
@@ -225,32 +171,19 @@ fn check_element(elem: &Type) -> Result<()> {
     }
 }
 
-/// A type rendered into characters allowed in a PTX symbol.
-fn symbol_part(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('_') && !c.is_whitespace() {
-            out.push('_');
-        }
-    }
-    out.trim_matches('_').to_string()
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Collects every error so the user sees them all at once.
-#[derive(Default)]
-struct Errors(Option<Error>);
-
-impl Errors {
-    fn push(&mut self, error: Error) {
-        match &mut self.0 {
-            Some(existing) => existing.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    fn finish(self) -> Result<()> {
-        self.0.map_or(Ok(()), Err)
+    #[test]
+    fn instance_symbols_are_ptx_names() {
+        let name: Ident = syn::parse_quote!(widen);
+        let symbol = |types: Vec<Type>| instance_symbol(&name, &types);
+        assert_eq!(symbol(vec![syn::parse_quote!(f32)]), "widen__f32");
+        assert_eq!(
+            symbol(vec![syn::parse_quote!(u8), syn::parse_quote!(f32)]),
+            "widen__u8_f32"
+        );
+        assert_eq!(symbol(vec![syn::parse_quote!([f32; 4])]), "widen__f32_4");
     }
 }

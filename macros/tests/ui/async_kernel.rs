@@ -6,3 +6,5 @@ pub async fn fill(out: &mut [f32]) {
 }
 
 fn main() {}
+
+//~ ERROR 4:5: a kernel cannot be `async`; remove `async` (a launch is already asynchronous)

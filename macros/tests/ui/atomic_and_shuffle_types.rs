@@ -12,3 +12,7 @@ pub fn misuse(floats: &mut [f32], bytes: &mut [u8]) {
 }
 
 fn main() {}
+
+//~ ERROR 9:25: `f32` has no bitwise atomics
+//~ ERROR 10:25: `u8` has no atomic operations on the GPU
+//~ ERROR 11:34: `u8` cannot be moved by a warp shuffle

@@ -7,3 +7,5 @@ pub struct Params {
 }
 
 fn main() {}
+
+//~ ERROR 4:12: `Params` must be `#[repr(C)]` to derive DeviceCopy: the host and the GPU must agree on its layout

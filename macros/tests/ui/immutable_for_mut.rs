@@ -18,3 +18,5 @@ fn main() -> ferrocuda::Result<()> {
     launch!(square[1, 4](&a))?;
     Ok(())
 }
+
+//~ ERROR 18:26: `&ferrocuda::DeviceBuffer<f32>` cannot be passed for a kernel parameter of shape `SliceMut<f32>`

@@ -14,3 +14,5 @@ pub fn apply(p: Params, out: &mut [f32]) {
 }
 
 fn main() {}
+
+//~ ERROR 12:17: `Params` cannot be passed to or stored on the GPU

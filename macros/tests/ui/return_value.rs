@@ -6,3 +6,5 @@ pub fn sum(a: &[f32]) -> f32 {
 }
 
 fn main() {}
+
+//~ ERROR 4:23: a kernel cannot return a value; write results into a `&mut [T]` parameter instead

@@ -10,3 +10,5 @@ impl Scaler {
 }
 
 fn main() {}
+
+//~ ERROR 7:18: a kernel is a free function; remove `self` and pass the data as parameters

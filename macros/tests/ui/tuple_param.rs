@@ -6,3 +6,5 @@ pub fn fill(pair: (f32, f32), out: &mut [f32]) {
 }
 
 fn main() {}
+
+//~ ERROR 4:19: tuples cannot be kernel parameters (their layout is not fixed); use separate parameters or a `#[repr(C)]` struct with `#[derive(DeviceCopy)]`

@@ -6,3 +6,5 @@ pub fn fill(out: &mut [f32]) {
 }
 
 fn main() {}
+
+//~ ERROR 3:10: unknown #[kernel] option; the only option is `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`

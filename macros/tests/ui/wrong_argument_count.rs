@@ -19,3 +19,5 @@ fn main() -> ferrocuda::Result<()> {
     launch!(vecadd[1, 4](&a, &mut c))?;
     Ok(())
 }
+
+//~ ERROR 19:5: this method takes 3 arguments but 2 arguments were supplied

@@ -20,3 +20,5 @@ fn main() -> ferrocuda::Result<()> {
     launch!(vecadd[1, 4](&a, &b, &mut c))?;
     Ok(())
 }
+
+//~ ERROR 20:30: `&ferrocuda::DeviceBuffer<i32>` cannot be passed for a kernel parameter of shape `ferrocuda::ferrocuda_device::abi::Slice<f32>`

@@ -26,7 +26,7 @@ pub struct ArgBinder<'a> {
     /// The device it runs on.
     device: Device,
     /// The parameter bytes.
-    params: ParamBuffer,
+    pub(crate) params: ParamBuffer,
     /// Host slices uploaded for the launch, freed after it.
     uploads: Vec<DeviceBuffer<u8>>,
     /// `&mut` host slices to copy back after the kernel.
@@ -75,13 +75,16 @@ impl<'a> ArgBinder<'a> {
     }
 
     /// A slice is two entry parameters: its address, then its length.
+    /// Writes a slice through its layout, `SliceAbi::write` (address, then length).
     fn push_slice(&mut self, address: u64, len: usize) {
-        self.params.push(address);
-        self.params.push(len as u64);
+        crate::device::abi::SliceAbi::new(address as usize as *mut u8, len).write(&mut self.params);
     }
 
     pub(crate) fn push_value<T: DeviceCopy>(&mut self, value: T) {
-        self.params.push(value);
+        <crate::device::abi::Value<T> as crate::device::abi::KernelParam>::write(
+            value,
+            &mut self.params,
+        );
     }
 
     #[inline]

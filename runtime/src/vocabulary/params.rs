@@ -1,5 +1,6 @@
 //! The parameter buffer of one launch: each parameter's bytes, as the device entry expects them.
 
+use crate::device::abi::{ParamSink, ParamSource};
 use smallvec::SmallVec;
 
 /// The bytes of a launch's parameters, written by the launcher and read by the GPU driver or the
@@ -16,17 +17,25 @@ pub(crate) struct ParamBuffer {
 }
 
 impl ParamBuffer {
-    /// Appends one parameter's value.
+    /// How many entry parameters have been written.
+    pub(crate) fn count(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// Appends one parameter's value (moved into the buffer, never dropped: parameters are
+    /// plain data).
     #[inline]
-    pub(crate) fn push<T: Copy>(&mut self, value: T) {
+    pub(crate) fn push<T>(&mut self, value: T) {
         if std::mem::size_of::<T>() == 8 && std::mem::align_of::<T>() <= 8 {
+            let value = std::mem::ManuallyDrop::new(value);
             // One word (slice addresses and lengths, most scalars): the common case, appended
             // directly at the next word boundary (`words` always holds `len` bytes rounded up).
             let offset = self.words.len() * 8;
             debug_assert_eq!(offset, self.len.next_multiple_of(8));
-            // SAFETY: `T` is 8 bytes of plain data.
+            // SAFETY: `T` is 8 bytes; the bytes are only ever read back as a `T` (or by the
+            // driver, as the entry's parameter).
             self.words
-                .push(unsafe { std::mem::transmute_copy::<T, u64>(&value) });
+                .push(unsafe { std::mem::transmute_copy::<T, u64>(&*value) });
             self.len = offset + 8;
             self.offsets.push(offset as u32);
             return;
@@ -67,13 +76,29 @@ impl ParamBuffer {
     }
 }
 
+impl ParamSink for ParamBuffer {
+    #[inline(always)]
+    fn push<T>(&mut self, value: T) {
+        ParamBuffer::push(self, value);
+    }
+}
+
 /// Read access to a launch's parameters, used by the simulator entry `#[kernel]` generates.
 #[derive(Clone, Copy)]
 pub struct ParamReader<'a> {
     buffer: &'a ParamBuffer,
 }
 
-impl ParamReader<'_> {
+impl<'a> ParamReader<'a> {
+    /// Reads the parameters in order, from the first: what the simulator entry of `#[kernel]`
+    /// passes to `KernelParam::read`.
+    pub fn source(&self) -> ParamCursor<'a> {
+        ParamCursor {
+            reader: *self,
+            next: 0,
+        }
+    }
+
     /// The value of parameter `index`.
     ///
     /// # Safety
@@ -92,5 +117,22 @@ impl ParamReader<'_> {
                     .cast::<T>(),
             )
         }
+    }
+}
+
+/// The parameters of a launch read one after the other (see [`ParamReader::source`]).
+pub struct ParamCursor<'a> {
+    reader: ParamReader<'a>,
+    /// The index of the next entry parameter.
+    next: usize,
+}
+
+impl ParamSource for ParamCursor<'_> {
+    #[inline(always)]
+    unsafe fn take<T>(&mut self) -> T {
+        let index = self.next;
+        self.next += 1;
+        // SAFETY: the caller guarantees `T` is the type written for this parameter.
+        unsafe { self.reader.get(index) }
     }
 }

@@ -118,7 +118,7 @@ pub fn api_atomic_floats(
     extremes64: &mut [f64],
     block_sums: &mut [f32],
 ) {
-    let block_total = shared_array!(f32; 1);
+    let mut block_total = shared_array!(f32; 1);
     if thread_idx().x == 0 {
         block_total.set(0, 0.0);
     }

@@ -72,30 +72,31 @@ macro_rules! libm_against_std {
     ([] $(
         $(#[$doc:meta])*
         $name:ident($($param:ident: $pty:ty),*) -> $ret:ty,
-        lower[$($lower:tt)*], test[$($op:tt),*] $(, std[$($std:tt)*])?;
-    )*) => {
+        lower[$($lower:tt)*], test[$($op:tt),*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
+    )*) => {{
         let mut checked = 0;
-        $(libm_against_std!(@line checked $name [$($op),*] $($lower)*);)*
+        $(libm_against_std!(@line checked $name [$($op),*]
+            [$($ulp,)? super::MATH_ULP_TOLERANCE] $($lower)*);)*
         checked
-    };
-    (@line $checked:ident $name:ident [$($op:tt),*] libm $f32:ident $f64:ident) => {
+    }};
+    (@line $checked:ident $name:ident [$($op:tt),*] [$tolerance:expr $(, $default:expr)?]
+        libm $f32:ident $f64:ident) => {
+        let tolerance: u64 = $tolerance;
         for x in samples(5_000) {
             let x32 = x as f32;
             let (gpu, std) = (libm::$f32($(operand!(x32, $op)),*), f32::$name($(operand!(x32, $op)),*));
-            assert!(ulps_f32(gpu, std) <= 2, "{}({x32:e}): libm {gpu:e} vs std {std:e}", stringify!($name));
+            assert!(ulps_f32(gpu, std) <= tolerance, "{}({x32:e}): libm {gpu:e} vs std {std:e}", stringify!($name));
             let (gpu, std) = (libm::$f64($(operand!(x, $op)),*), f64::$name($(operand!(x, $op)),*));
-            assert!(ulps_f64(gpu, std) <= 2, "{}({x:e}): libm {gpu:e} vs std {std:e}", stringify!($name));
+            assert!(ulps_f64(gpu, std) <= tolerance, "{}({x:e}): libm {gpu:e} vs std {std:e}", stringify!($name));
         }
         $checked += 1;
     };
-    (@line $checked:ident $name:ident [$($op:tt),*] $($lower:tt)*) => {};
+    (@line $checked:ident $name:ident [$($op:tt),*] [$($tolerance:tt)*] $($lower:tt)*) => {};
 }
 
 #[test]
 fn libm_lowerings_within_2_ulp_of_std() {
-    let checked = {
-        crate::__math_functions!(libm_against_std, [])
-    };
+    let checked = crate::__math_functions!(libm_against_std, []);
     assert_eq!(checked, 20, "every libm line of the table is checked");
 }
 
@@ -107,17 +108,55 @@ fn table_names_every_method_once() {
     }
 }
 
-#[test]
-fn trait_methods_match_std_on_the_host() {
-    for x in samples(500) {
-        let xf = x as f32;
-        assert_eq!(DeviceFloat::sqrt(xf.abs()), xf.abs().sqrt());
-        assert_eq!(DeviceFloat::exp(xf).to_bits(), xf.exp().to_bits());
-        assert_eq!(DeviceFloat::powi(xf, 3).to_bits(), xf.powi(3).to_bits());
-        assert_eq!(DeviceFloat::round(x).to_bits(), x.round().to_bits());
-        assert_eq!(DeviceFloat::mul_add(x, 2.0, 1.0).to_bits(), x.mul_add(2.0, 1.0).to_bits());
-        let (s, c) = DeviceFloat::sin_cos(x);
-        assert!(ulps_f64(s, x.sin()) == 0 && ulps_f64(c, x.cos()) == 0, "sin_cos({x})");
-        assert!(ulps_f64(DeviceFloat::rsqrt(x.abs() + 1.0), 1.0 / (x.abs() + 1.0).sqrt()) <= 1);
+/// Bit patterns of a method's result, so that NaNs compare equal.
+trait Bits {
+    fn bits(self) -> (u64, u64);
+}
+impl Bits for f32 {
+    fn bits(self) -> (u64, u64) {
+        (self.to_bits() as u64, 0)
     }
+}
+impl Bits for f64 {
+    fn bits(self) -> (u64, u64) {
+        (self.to_bits(), 0)
+    }
+}
+impl<T: Bits> Bits for (T, T) {
+    fn bits(self) -> (u64, u64) {
+        (self.0.bits().0, self.1.bits().0)
+    }
+}
+
+/// For every line, in `f32` and `f64`: the trait's host implementation against the reference
+/// (std's method of the same name, or the line's `std[...]`), bit for bit.
+macro_rules! host_against_std {
+    ([] $(
+        $(#[$doc:meta])*
+        $name:ident($($param:ident: $pty:ty),*) -> $ret:ty,
+        lower[$($lower:tt)*], test[$($op:tt),*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
+    )*) => {
+        for x in samples(200) {
+            $(host_against_std!(@line f32, x as f32, $name [$($op),*] [$($($std)*)?]);)*
+            $(host_against_std!(@line f64, x, $name [$($op),*] [$($($std)*)?]);)*
+        }
+    };
+    (@line $t:ident, $x:expr, $name:ident [$first:tt $(, $op:tt)*] []) => {{
+        let x: $t = $x;
+        let got = DeviceFloat::$name(operand!(x, $first) $(, operand!(x, $op))*);
+        let expected = $t::$name(operand!(x, $first) $(, operand!(x, $op))*);
+        assert_eq!(got.bits(), expected.bits(), "{}({x:e}) in {}", stringify!($name), stringify!($t));
+    }};
+    (@line $t:ident, $x:expr, $name:ident [$first:tt $(, $op:tt)*] [$($std:tt)+]) => {{
+        let x: $t = $x;
+        let reference: fn($t) -> $t = $($std)+;
+        let got = DeviceFloat::$name(operand!(x, $first) $(, operand!(x, $op))*);
+        let expected = reference(operand!(x, $first));
+        assert_eq!(got.bits(), expected.bits(), "{}({x:e}) in {}", stringify!($name), stringify!($t));
+    }};
+}
+
+#[test]
+fn host_implementation_is_std() {
+    crate::__math_functions!(host_against_std, []);
 }

@@ -10,7 +10,7 @@ macro_rules! lower {
     ([trait] $(
         $(#[$doc:meta])*
         $name:ident($($param:ident: $pty:ty),*) -> $ret:ty,
-        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])?;
+        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
     )*) => {
         /// The lowering of each non-derived line of the math table.
         pub(crate) trait Lower: Sized {
@@ -20,7 +20,7 @@ macro_rules! lower {
     ([impl $t:ident $pick:ident] $(
         $(#[$doc:meta])*
         $name:ident($($param:ident: $pty:ty),*) -> $ret:ty,
-        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])?;
+        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
     )*) => {
         impl Lower for $t {
             $(lower!(@define $t $pick $name($($param: $pty),*) -> $ret, $($lower)*);)*

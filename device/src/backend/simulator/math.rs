@@ -7,7 +7,7 @@ macro_rules! lower {
     ([trait] $(
         $(#[$doc:meta])*
         $name:ident($($param:ident: $pty:ty),*) -> $ret:ty,
-        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])?;
+        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
     )*) => {
         /// The implementation of each non-derived line of the math table: std's method.
         pub(crate) trait Lower: Sized {
@@ -17,7 +17,7 @@ macro_rules! lower {
     ([impl $t:ident] $(
         $(#[$doc:meta])*
         $name:ident($($param:ident: $pty:ty),*) -> $ret:ty,
-        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])?;
+        lower[$($lower:tt)*], test[$($op:tt)*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
     )*) => {
         impl Lower for $t {
             $(lower!(@define $t $name($($param: $pty),*) -> $ret, $($lower)*);)*

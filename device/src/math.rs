@@ -170,6 +170,60 @@ macro_rules! device_float {
 
 __math_functions!(device_float, []);
 
+/// What the code generated from the math table for tests needs: literal operands of the
+/// parameter's type (`T`, or the `i32` of `powi`).
+#[doc(hidden)]
+pub mod __table_support {
+    /// A number written in the table, converted to a parameter's type.
+    pub trait Literal {
+        /// `value` as `Self` (exact for the table's literals).
+        fn from_literal(value: f64) -> Self;
+    }
+
+    impl Literal for f32 {
+        fn from_literal(value: f64) -> Self {
+            value as f32
+        }
+    }
+
+    impl Literal for f64 {
+        fn from_literal(value: f64) -> Self {
+            value
+        }
+    }
+
+    impl Literal for i32 {
+        fn from_literal(value: f64) -> Self {
+            value as i32
+        }
+    }
+
+    /// `value` in the type of `_like`.
+    pub fn like<T: Literal>(_like: T, value: f64) -> T {
+        T::from_literal(value)
+    }
+}
+
+/// A test operand of the math table (`x`, `ax`, `sx` or a literal) for the input `$x`; see
+/// [`__math_functions!`](crate::__math_functions). Method syntax, so that it means std's `abs`
+/// on a concrete float and [`DeviceFloat::abs`] on a generic one.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __math_operand {
+    ($x:ident, x) => {
+        $x
+    };
+    ($x:ident, ax) => {
+        $x.abs()
+    };
+    ($x:ident, sx) => {
+        $x / $crate::math::__table_support::like($x, 16.0)
+    };
+    ($x:ident, $literal:literal) => {
+        $crate::math::__table_support::Literal::from_literal($literal as f64)
+    };
+}
+
 /// Approximate sine (`sin.approx.ftz.f32`): absolute error at most 2^-20.9 for `x` in
 /// [-pi, pi], growing with |x| outside it.
 #[inline(always)]

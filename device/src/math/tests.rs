@@ -12,7 +12,11 @@ fn ulps_f32(a: f32, b: f32) -> u64 {
     }
     let key = |x: f32| {
         let bits = x.to_bits() as i32;
-        if bits < 0 { i32::MIN as i64 - bits as i64 } else { bits as i64 }
+        if bits < 0 {
+            i32::MIN as i64 - bits as i64
+        } else {
+            bits as i64
+        }
     };
     (key(a) - key(b)).unsigned_abs()
 }
@@ -24,7 +28,11 @@ fn ulps_f64(a: f64, b: f64) -> u64 {
     }
     let key = |x: f64| {
         let bits = x.to_bits() as i64;
-        if bits < 0 { i64::MIN as i128 - bits as i128 } else { bits as i128 }
+        if bits < 0 {
+            i64::MIN as i128 - bits as i128
+        } else {
+            bits as i128
+        }
     };
     (key(a) - key(b)).unsigned_abs() as u64
 }
@@ -47,25 +55,22 @@ fn samples(n: usize) -> Vec<f64> {
         let magnitude = 10f64.powf(60.0 * next() - 30.0);
         out.push(if next() < 0.5 { -magnitude } else { magnitude });
     }
-    out.extend([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 80.0, f64::INFINITY, f64::NAN]);
+    out.extend([
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.5,
+        -2.5,
+        80.0,
+        f64::INFINITY,
+        f64::NAN,
+    ]);
     out
 }
 
-/// An operand of a table line's test, from the input `x`.
-macro_rules! operand {
-    ($x:ident, x) => {
-        $x
-    };
-    ($x:ident, ax) => {
-        $x.abs()
-    };
-    ($x:ident, sx) => {
-        $x / 16.0
-    };
-    ($x:ident, $literal:literal) => {
-        $literal
-    };
-}
+use crate::__math_operand as operand;
 
 /// For every `libm` line: the `libm` function against std on the samples, in `f32` and `f64`.
 macro_rules! libm_against_std {

@@ -3,7 +3,10 @@
 //! constant memory and matrix views. `tests/tests/device_api.rs` checks each against a CPU
 //! reference; `tests/tests/ptx.rs`-style checks look for the PTX they must produce.
 
+use core::ops::Div;
+use ferrocuda::device::__math_operand;
 use ferrocuda::device::atomic::Ordering;
+use ferrocuda::device::math::__table_support::Literal;
 use ferrocuda::device::math::{
     fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
 };
@@ -257,85 +260,72 @@ pub fn api_warp_votes(input: &[i32], out: &mut [u32]) {
     }
 }
 
-/// Number of results per element of [`api_math_f32`] and [`api_math_f64`].
-pub const API_MATH_RESULTS: usize = 24;
+/// Writes one math function's result into the output row: one value, or two (`sin_cos`).
+pub trait MathResult<T> {
+    /// How many values it writes.
+    const COUNT: usize;
+    /// Writes them at the start of `out`.
+    fn write_results(self, out: &mut [T]);
+}
 
-/// Every `DeviceFloat` method on `x = input[i]` (f32): `out[24i + k]` for the k-th of
-/// sqrt, rsqrt, cbrt, exp, exp2, ln, log2, log10, sin, cos, tan, tanh, powf(x, 1.5), powi(x, 3),
-/// floor, ceil, round, trunc, abs, mul_add(x, 2, 1), min(x, 0.5), max(x, 0.5),
-/// copysign(1, x), atan2(x, 2).
-#[kernel]
-pub fn api_math_f32(input: &[f32], out: &mut [f32]) {
-    let i = grid!(1);
-    if i < input.len() {
-        let x = input[i];
-        let a = x.abs();
-        let results = [
-            a.sqrt(),
-            DeviceFloat::rsqrt(a),
-            x.cbrt(),
-            x.exp(),
-            x.exp2(),
-            a.ln(),
-            a.log2(),
-            a.log10(),
-            x.sin(),
-            x.cos(),
-            x.tan(),
-            x.tanh(),
-            a.powf(1.5),
-            x.powi(3),
-            x.floor(),
-            x.ceil(),
-            x.round(),
-            x.trunc(),
-            x.abs(),
-            x.mul_add(2.0, 1.0),
-            x.min(0.5),
-            x.max(0.5),
-            1f32.copysign(x),
-            x.atan2(2.0),
-        ];
-        out[API_MATH_RESULTS * i..API_MATH_RESULTS * (i + 1)].copy_from_slice(&results);
+impl<T> MathResult<T> for T {
+    const COUNT: usize = 1;
+    #[inline(always)]
+    fn write_results(self, out: &mut [T]) {
+        out[0] = self;
     }
 }
 
-/// [`api_math_f32`] in `f64`.
-#[kernel]
-pub fn api_math_f64(input: &[f64], out: &mut [f64]) {
-    let i = grid!(1);
-    if i < input.len() {
-        let x = input[i];
-        let a = x.abs();
-        let results = [
-            a.sqrt(),
-            DeviceFloat::rsqrt(a),
-            x.cbrt(),
-            x.exp(),
-            x.exp2(),
-            a.ln(),
-            a.log2(),
-            a.log10(),
-            x.sin(),
-            x.cos(),
-            x.tan(),
-            x.tanh(),
-            a.powf(1.5),
-            x.powi(3),
-            x.floor(),
-            x.ceil(),
-            x.round(),
-            x.trunc(),
-            x.abs(),
-            x.mul_add(2.0, 1.0),
-            x.min(0.5),
-            x.max(0.5),
-            1f64.copysign(x),
-            x.atan2(2.0),
-        ];
-        out[API_MATH_RESULTS * i..API_MATH_RESULTS * (i + 1)].copy_from_slice(&results);
+impl<T> MathResult<T> for (T, T) {
+    const COUNT: usize = 2;
+    #[inline(always)]
+    fn write_results(self, out: &mut [T]) {
+        out[0] = self.0;
+        out[1] = self.1;
     }
 }
+
+/// The test kernel of the math table: every `DeviceFloat` method on the operands its table line
+/// names, in the table's order.
+macro_rules! math_kernel {
+    ([] $(
+        $(#[$doc:meta])*
+        $name:ident($($param:ident: $pty:ty),*) -> $ret:tt,
+        lower[$($lower:tt)*], test[$first:tt $(, $op:tt)*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
+    )*) => {
+        /// Number of results per input of [`api_math`]: one per line of the math table, two
+        /// for `sin_cos`.
+        pub const API_MATH_RESULTS: usize = 0 $(+ math_kernel!(@count $ret))*;
+
+        /// Every `DeviceFloat` method (the lines of `ferrocuda::device::__math_functions!`) on
+        /// `x = input[i]`: `out[API_MATH_RESULTS * i..]` holds the results in the table's order,
+        /// each computed on the operands its line names (`x`, `|x|`, `x / 16` or literals).
+        #[kernel(instances(f32, f64))]
+        pub fn api_math<T: DeviceFloat + Literal + Div<Output = T>>(input: &[T], out: &mut [T]) {
+            let i = grid!(1);
+            if i < input.len() {
+                let x = input[i];
+                let row = &mut out[API_MATH_RESULTS * i..API_MATH_RESULTS * (i + 1)];
+                let mut k = 0;
+                $(
+                    let result = DeviceFloat::$name(
+                        __math_operand!(x, $first) $(, __math_operand!(x, $op))*
+                    );
+                    MathResult::write_results(result, &mut row[k..]);
+                    k += math_kernel!(@count $ret);
+                )*
+                let _ = k;
+            }
+        }
+    };
+    (@count ($($tuple:tt)*)) => {
+        2
+    };
+    (@count $single:tt) => {
+        1
+    };
+}
+ferrocuda::device::__math_functions!(math_kernel, []);
 
 /// The approximate functions on `x = input[i]`: `out[7i..7i+7] = [fast_sin, fast_cos,
 /// fast_exp2, fast_log2(|x|), fast_exp, fast_tanh, fast_rsqrt(|x|)]`.

@@ -6,7 +6,13 @@ use crate::matrix::ShapeError;
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn shape_error(error: ShapeError, len: usize, rows: usize, cols: usize, stride: usize) -> ! {
+pub(crate) fn shape_error(
+    error: ShapeError,
+    len: usize,
+    rows: usize,
+    cols: usize,
+    stride: usize,
+) -> ! {
     let _ = (len, rows, cols, stride);
     match error {
         ShapeError::StrideBelowCols => {

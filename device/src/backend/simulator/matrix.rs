@@ -8,7 +8,13 @@ use std::string::String;
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn shape_error(error: ShapeError, len: usize, rows: usize, cols: usize, stride: usize) -> ! {
+pub(crate) fn shape_error(
+    error: ShapeError,
+    len: usize,
+    rows: usize,
+    cols: usize,
+    stride: usize,
+) -> ! {
     match error {
         ShapeError::StrideBelowCols => panic!(
             "matrix row stride {stride} is smaller than its {cols} columns (rows would overlap)"

@@ -17,7 +17,11 @@ pub(crate) fn print<const CAP: usize, const N: usize>(
 }
 
 /// The line as it appears on the output: the same text on the host as the GPU's `vprintf`.
-pub(crate) fn format_line(pieces: &[&str], specs: &[Spec], args: &[PrintArg]) -> std::string::String {
+pub(crate) fn format_line(
+    pieces: &[&str],
+    specs: &[Spec],
+    args: &[PrintArg],
+) -> std::string::String {
     let mut out = std::string::String::new();
     for (i, piece) in pieces.iter().enumerate() {
         out.push_str(piece);
@@ -62,4 +66,3 @@ pub(crate) fn write_c_float(
         write!(out, "{value:.precision$}")
     }
 }
-

@@ -15,6 +15,10 @@ pub trait Shape: Copy + core::fmt::Debug + sealed::Sealed {
     type Index: Copy;
     /// The number of elements.
     fn len(&self) -> usize;
+    /// Whether there are no elements.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// The offset of `index` from the first element.
     ///
     /// # Panics

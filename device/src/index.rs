@@ -1,4 +1,8 @@
 //! Thread, block and grid indices and dimensions, and Numba's `grid`/`gridsize` helpers.
+//!
+//! The four special registers are one call each into the backend: `backend/gpu/index.rs` reads
+//! `%tid`, `%ctaid`, `%ntid` and `%nctaid`, `backend/simulator/index.rs` the simulated thread's
+//! context. Everything else here is computed from them, the same on both targets.
 
 use crate::Dim3;
 use crate::backend::index as imp;

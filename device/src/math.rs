@@ -224,64 +224,44 @@ macro_rules! __math_operand {
     };
 }
 
-/// Approximate sine (`sin.approx.ftz.f32`): absolute error at most 2^-20.9 for `x` in
-/// [-pi, pi], growing with |x| outside it.
-#[inline(always)]
-pub fn fast_sin(x: f32) -> f32 {
-    imp::fast_sin(x)
+/// Declares the `fast_*` approximations, each one call into the backend, and their list.
+macro_rules! fast_functions {
+    ($($(#[$doc:meta])* $name:ident;)*) => {
+        $(
+            $(#[$doc])*
+            #[inline(always)]
+            pub fn $name(x: f32) -> f32 {
+                imp::$name(x)
+            }
+        )*
+
+        /// The names of the `fast_*` approximations of this module.
+        pub const FAST_MATH_FUNCTIONS: &[&str] = &[$(stringify!($name)),*];
+    };
 }
 
-/// Approximate cosine (`cos.approx.ftz.f32`): absolute error at most 2^-20.9 for `x` in
-/// [-pi, pi], growing with |x| outside it.
-#[inline(always)]
-pub fn fast_cos(x: f32) -> f32 {
-    imp::fast_cos(x)
+fast_functions! {
+    /// Approximate sine (`sin.approx.ftz.f32`): absolute error at most 2^-20.9 for `x` in
+    /// [-pi, pi], growing with |x| outside it.
+    fast_sin;
+    /// Approximate cosine (`cos.approx.ftz.f32`): absolute error at most 2^-20.9 for `x` in
+    /// [-pi, pi], growing with |x| outside it.
+    fast_cos;
+    /// Approximate `2^x` (`ex2.approx.ftz.f32`): at most 2 ulp of relative error.
+    fast_exp2;
+    /// Approximate base-2 logarithm (`lg2.approx.ftz.f32`): absolute error at most 2^-22.6 for
+    /// `x` in [0.5, 2], relative error 2^-22 elsewhere.
+    fast_log2;
+    /// Approximate `e^x`, as CUDA's `__expf`: `ex2.approx(x * log2(e))`. The rounding of the
+    /// product makes the relative error grow with |x| (about 2^-21 * |x|).
+    fast_exp;
+    /// Approximate hyperbolic tangent: `tanh.approx.f32` when compiled for sm_75 or newer (maximum
+    /// relative error 2^-10.987); on older targets `1 - 2 / (e^(2|x|) + 1)` with the sign of `x`,
+    /// through `ex2.approx` and `rcp.approx` (absolute error about 2^-21).
+    fast_tanh;
+    /// Approximate `1 / sqrt(x)` (`rsqrt.approx.ftz.f32`): maximum relative error 2^-22.9.
+    fast_rsqrt;
 }
-
-/// Approximate `2^x` (`ex2.approx.ftz.f32`): at most 2 ulp of relative error.
-#[inline(always)]
-pub fn fast_exp2(x: f32) -> f32 {
-    imp::fast_exp2(x)
-}
-
-/// Approximate base-2 logarithm (`lg2.approx.ftz.f32`): absolute error at most 2^-22.6 for
-/// `x` in [0.5, 2], relative error 2^-22 elsewhere.
-#[inline(always)]
-pub fn fast_log2(x: f32) -> f32 {
-    imp::fast_log2(x)
-}
-
-/// Approximate `e^x`, as CUDA's `__expf`: `ex2.approx(x * log2(e))`. The rounding of the
-/// product makes the relative error grow with |x| (about 2^-21 * |x|).
-#[inline(always)]
-pub fn fast_exp(x: f32) -> f32 {
-    imp::fast_exp(x)
-}
-
-/// Approximate hyperbolic tangent: `tanh.approx.f32` when compiled for sm_75 or newer (maximum
-/// relative error 2^-10.987); on older targets `1 - 2 / (e^(2|x|) + 1)` with the sign of `x`,
-/// through `ex2.approx` and `rcp.approx` (absolute error about 2^-21).
-#[inline(always)]
-pub fn fast_tanh(x: f32) -> f32 {
-    imp::fast_tanh(x)
-}
-
-/// Approximate `1 / sqrt(x)` (`rsqrt.approx.ftz.f32`): maximum relative error 2^-22.9.
-#[inline(always)]
-pub fn fast_rsqrt(x: f32) -> f32 {
-    imp::fast_rsqrt(x)
-}
-
-/// The names of the `fast_*` approximations of this module.
-pub const FAST_MATH_FUNCTIONS: &[&str] = &[
-    "fast_sin",
-    "fast_cos",
-    "fast_exp2",
-    "fast_log2",
-    "fast_exp",
-    "fast_tanh",
-    "fast_rsqrt",
-];
 
 #[cfg(test)]
 mod tests;

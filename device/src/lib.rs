@@ -11,7 +11,7 @@
 //!
 //! Each concept has one file here, the documented public façade (`index.rs`, `sync.rs`,
 //! `warp.rs`, `math.rs`, `atomic.rs`, `shared.rs`, `print.rs`, ...), whose functions are one call
-//! into the private [`backend`] of the target: `backend/gpu/` or `backend/simulator/`, one file
+//! into the private `backend` module of the target: `backend/gpu/` or `backend/simulator/`, one file
 //! per concept in each. `backend.rs` is the one place that chooses between them.
 //!
 //! Users normally reach this crate through `ferrocuda::device` or `ferrocuda::prelude`.

@@ -13,42 +13,24 @@ pub(crate) fn thread_idx() -> Dim3 {
         core::hint::assert_unchecked(x < _block_dim_x());
         core::hint::assert_unchecked(y < _block_dim_y());
         core::hint::assert_unchecked(z < _block_dim_z());
-        Dim3::new(x as u32, y as u32, z as u32)
+        Dim3::new(x, y, z)
     }
 }
 
 #[inline(always)]
 pub(crate) fn block_idx() -> Dim3 {
     // SAFETY: reading the `%ctaid` special registers has no preconditions.
-    unsafe {
-        Dim3::new(
-            _block_idx_x() as u32,
-            _block_idx_y() as u32,
-            _block_idx_z() as u32,
-        )
-    }
+    unsafe { Dim3::new(_block_idx_x(), _block_idx_y(), _block_idx_z()) }
 }
 
 #[inline(always)]
 pub(crate) fn block_dim() -> Dim3 {
     // SAFETY: reading the `%ntid` special registers has no preconditions.
-    unsafe {
-        Dim3::new(
-            _block_dim_x() as u32,
-            _block_dim_y() as u32,
-            _block_dim_z() as u32,
-        )
-    }
+    unsafe { Dim3::new(_block_dim_x(), _block_dim_y(), _block_dim_z()) }
 }
 
 #[inline(always)]
 pub(crate) fn grid_dim() -> Dim3 {
     // SAFETY: reading the `%nctaid` special registers has no preconditions.
-    unsafe {
-        Dim3::new(
-            _grid_dim_x() as u32,
-            _grid_dim_y() as u32,
-            _grid_dim_z() as u32,
-        )
-    }
+    unsafe { Dim3::new(_grid_dim_x(), _grid_dim_y(), _grid_dim_z()) }
 }

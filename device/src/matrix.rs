@@ -122,7 +122,8 @@ impl<'a, T> Matrix<'a, T> {
     #[inline(always)]
     pub fn get(&self, (row, col): (usize, usize)) -> Option<&'a T> {
         if row < self.rows && col < self.cols {
-            // SAFETY: inside the shape, which `check_shape` fitted into the slice.
+            // SAFETY: `row < rows` and `col < cols` (checked just above), so the offset is at most
+            // `(rows - 1) * stride + cols - 1`, below the slice's length by `check_shape`.
             Some(unsafe { self.data.get_unchecked(row * self.stride + col) })
         } else {
             None
@@ -140,7 +141,8 @@ impl<'a, T> Matrix<'a, T> {
             imp::row_out_of_bounds(row, self.rows);
         }
         let start = row * self.stride;
-        // SAFETY: as in `get`.
+        // SAFETY: `row < rows` (checked just above), so `start + cols <= (rows - 1) * stride + cols`,
+        // which `check_shape` fitted into the slice.
         unsafe { self.data.get_unchecked(start..start + self.cols) }
     }
 }
@@ -152,7 +154,7 @@ impl<T> Index<(usize, usize)> for Matrix<'_, T> {
     #[track_caller]
     fn index(&self, (row, col): (usize, usize)) -> &T {
         bounds::check_2d(Container::MatrixData, (row, col), (self.rows, self.cols));
-        // SAFETY: as in `get`.
+        // SAFETY: `check_2d` just checked `row < rows` and `col < cols`; in bounds as in `get`.
         unsafe { self.data.get_unchecked(row * self.stride + col) }
     }
 }
@@ -232,7 +234,8 @@ impl<'a, T> MatrixMut<'a, T> {
     #[inline(always)]
     pub fn get_mut(&mut self, (row, col): (usize, usize)) -> Option<&mut T> {
         if row < self.rows && col < self.cols {
-            // SAFETY: inside the shape.
+            // SAFETY: `row < rows` and `col < cols` (checked just above), so the offset is at most
+            // `(rows - 1) * stride + cols - 1`, below the slice's length by `check_shape`.
             Some(unsafe { self.data.get_unchecked_mut(row * self.stride + col) })
         } else {
             None
@@ -250,7 +253,8 @@ impl<'a, T> MatrixMut<'a, T> {
             imp::row_out_of_bounds(row, self.rows);
         }
         let start = row * self.stride;
-        // SAFETY: inside the shape.
+        // SAFETY: `row < rows` (checked just above), so `start + cols <= (rows - 1) * stride + cols`,
+        // which `check_shape` fitted into the slice.
         unsafe { self.data.get_unchecked(start..start + self.cols) }
     }
 
@@ -265,7 +269,8 @@ impl<'a, T> MatrixMut<'a, T> {
             imp::row_out_of_bounds(row, self.rows);
         }
         let start = row * self.stride;
-        // SAFETY: inside the shape.
+        // SAFETY: `row < rows` (checked just above), so `start + cols <= (rows - 1) * stride + cols`,
+        // which `check_shape` fitted into the slice.
         unsafe { self.data.get_unchecked_mut(start..start + self.cols) }
     }
 }
@@ -277,7 +282,7 @@ impl<T> Index<(usize, usize)> for MatrixMut<'_, T> {
     #[track_caller]
     fn index(&self, (row, col): (usize, usize)) -> &T {
         bounds::check_2d(Container::MatrixData, (row, col), (self.rows, self.cols));
-        // SAFETY: inside the shape.
+        // SAFETY: `check_2d` just checked `row < rows` and `col < cols`; in bounds as in `get`.
         unsafe { self.data.get_unchecked(row * self.stride + col) }
     }
 }
@@ -288,7 +293,7 @@ impl<T> IndexMut<(usize, usize)> for MatrixMut<'_, T> {
     #[track_caller]
     fn index_mut(&mut self, (row, col): (usize, usize)) -> &mut T {
         bounds::check_2d(Container::MatrixData, (row, col), (self.rows, self.cols));
-        // SAFETY: inside the shape.
+        // SAFETY: `check_2d` just checked `row < rows` and `col < cols`; in bounds as in `get`.
         unsafe { self.data.get_unchecked_mut(row * self.stride + col) }
     }
 }

@@ -18,7 +18,7 @@
 //! its group (`shfl_up_sync`/`shfl_down_sync`) gets its own value back.
 //!
 //! Shuffles move 32- and 64-bit values ([`ShuffleValue`]: `i32`, `u32`, `f32`, `i64`, `u64`,
-//! `f64`), listed once in the table below; a 64-bit shuffle is two 32-bit shuffles on the GPU.
+//! `f64`), listed once in the table `__shuffle_values!`; a 64-bit shuffle is two 32-bit shuffles on the GPU.
 //! The functions are one call into the backend (`backend/gpu/warp.rs`, whose table of
 //! `shfl.sync` intrinsics maps each [`Kind`], and `backend/simulator/warp.rs`).
 
@@ -87,10 +87,28 @@ pub enum Kind {
     Xor,
 }
 
-/// The shuffle table: each value type, the backend shuffle that carries it (`shuffle_u32`,
-/// `shuffle_f32` or `shuffle_u64`), and the conversions to and from the carried value.
+/// The shuffle table, handed to a callback macro: each value type, the backend shuffle that
+/// carries it (`shuffle_u32`, `shuffle_f32` or `shuffle_u64`), and the conversions to and from
+/// the carried value. It implements [`ShuffleValue`] here and gives the device-API test kernel
+/// its instances.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __shuffle_values {
+    ($callback:ident, $extra:tt) => {
+        $callback! { $extra
+            i32 => shuffle_u32, |v| v as u32, |b| b as i32;
+            u32 => shuffle_u32, |v| v, |b| b;
+            f32 => shuffle_f32, |v| v, |b| b;
+            i64 => shuffle_u64, |v| v as u64, |b| b as i64;
+            u64 => shuffle_u64, |v| v, |b| b;
+            f64 => shuffle_u64, f64::to_bits, f64::from_bits;
+        }
+    };
+}
+
+/// Implements [`ShuffleValue`] for the types of the table.
 macro_rules! shuffle_values {
-    ($($t:ty => $carrier:ident, $to:expr, $from:expr;)*) => {$(
+    ([] $($t:ty => $carrier:ident, $to:expr, $from:expr;)*) => {$(
         impl sealed::Sealed for $t {}
 
         impl ShuffleValue for $t {
@@ -104,14 +122,7 @@ macro_rules! shuffle_values {
     )*};
 }
 
-shuffle_values! {
-    i32 => shuffle_u32, |v| v as u32, |b| b as i32;
-    u32 => shuffle_u32, |v| v, |b| b;
-    f32 => shuffle_f32, |v| v, |b| b;
-    i64 => shuffle_u64, |v| v as u64, |b| b as i64;
-    u64 => shuffle_u64, |v| v, |b| b;
-    f64 => shuffle_u64, f64::to_bits, f64::from_bits;
-}
+__shuffle_values!(shuffle_values, []);
 
 /// The `value` of lane `src_lane` of this thread's group of `width` lanes (`__shfl_sync`).
 ///

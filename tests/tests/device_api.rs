@@ -102,6 +102,37 @@ macro_rules! math_expectations {
     }};
 }
 
+/// CPU reference of `api_shuffle_kinds`: lane `l` of warp `w` reads the lane named by each kind.
+fn expected_shuffles<T: Copy>(input: &[T], fill: T) -> Vec<T> {
+    let value = |j: usize| input.get(j).copied().unwrap_or(fill);
+    let mut expected = Vec::with_capacity(4 * input.len());
+    for i in 0..input.len() {
+        let (base, lane) = (i - i % 32, i % 32);
+        expected.push(value(base + lane / 8 * 8 + 3));
+        expected.push(if lane >= 1 { value(i - 1) } else { value(i) });
+        expected.push(if lane % 16 + 2 < 16 {
+            value(i + 2)
+        } else {
+            value(i)
+        });
+        expected.push(value(base + (lane ^ 5)));
+    }
+    expected
+}
+
+/// Runs `api_shuffle_kinds` for every type of the shuffle table and checks it bit for bit.
+macro_rules! shuffle_checks {
+    ([$device:ident, $rng:ident] $($t:ty => $carrier:ident, $to:expr, $from:expr;)*) => {$(
+        let (n, block) = (200usize, 64usize);
+        let input: Vec<$t> = (0..n).map(|_| $rng.random()).collect();
+        let fill: $t = $rng.random();
+        let mut out = DeviceBuffer::<$t>::zeros($device, 4 * n).unwrap();
+        launch!(api_shuffle_kinds::<$t>[blocks(n, block), block as u32](&input, fill, &mut out)).unwrap();
+        let expected = expected_shuffles(&input, fill);
+        assert_eq!(out.to_vec().unwrap(), expected, "shuffles of {}", stringify!($t));
+    )*};
+}
+
 /// Compares one output row of the math kernel with std's values (`single`: in `f32` ulps).
 fn check_math_row<T: Into<f64> + Copy>(x: f64, got: &[T], expected: &[Expected<T>], single: bool) {
     assert_eq!(got.len(), expected.len(), "outputs per input");
@@ -337,6 +368,12 @@ device_tests! {
         }
         assert_eq!(out.to_vec().unwrap(), expected);
         assert_eq!(out32.to_vec().unwrap(), expected32);
+    }
+
+    fn shuffle_kinds_on_every_shuffle_type(device) {
+        let _serial = serial(device);
+        let mut rng = rng("shuffle_kinds");
+        ferrocuda::device::__shuffle_values!(shuffle_checks, [device, rng]);
     }
 
     fn warp_votes_and_lanes(device) {

@@ -10,6 +10,7 @@ use ferrocuda::device::math::__table_support::Literal;
 use ferrocuda::device::math::{
     fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
 };
+use ferrocuda::device::warp::ShuffleValue;
 use ferrocuda::prelude::*;
 
 /// Block size of the shared-memory kernels with static arrays.
@@ -237,6 +238,32 @@ pub fn api_warp_shuffles(input: &[i64], out: &mut [i64], out32: &mut [u32]) {
         out32[2 * i + 1] = next as u32;
     }
 }
+
+/// The shuffle test kernel, one instance per type of the shuffle table.
+macro_rules! shuffle_kernel {
+    ([] $($t:ty => $carrier:ident, $to:expr, $from:expr;)*) => {
+        /// Every shuffle kind on every shuffle type (the lines of
+        /// `ferrocuda::device::__shuffle_values!`), for each thread `i` (blocks of multiples of
+        /// 32): `out[4i..4i+4] = [lane 3's value (groups of 8), the value of lane - 1 (up), of
+        /// lane + 2 in groups of 16 (down), of lane ^ 5 (xor)]`; lanes past the end of `input`
+        /// shuffle `fill`.
+        #[kernel(instances($($t),*))]
+        pub fn api_shuffle_kinds<T: ShuffleValue>(input: &[T], fill: T, out: &mut [T]) {
+            let i = grid!(1);
+            let v = if i < input.len() { input[i] } else { fill };
+            let results = [
+                shfl_sync(FULL_MASK, v, 3, 8),
+                shfl_up_sync(FULL_MASK, v, 1, 32),
+                shfl_down_sync(FULL_MASK, v, 2, 16),
+                shfl_xor_sync(FULL_MASK, v, 5, 32),
+            ];
+            if i < input.len() {
+                out[4 * i..4 * i + 4].copy_from_slice(&results);
+            }
+        }
+    };
+}
+ferrocuda::device::__shuffle_values!(shuffle_kernel, []);
 
 /// Votes per warp, for each thread `i` (blocks of multiples of 32): `out[6i..6i+6] =
 /// [ballot(v > 0), any(v > 100), all(v >= 0), lane_id, warp_id, active_mask]`, the active mask

@@ -89,8 +89,8 @@ pub enum Kind {
 
 /// The shuffle table, handed to a callback macro: each value type, the backend shuffle that
 /// carries it (`shuffle_u32`, `shuffle_f32` or `shuffle_u64`), and the conversions to and from
-/// the carried value. It implements [`ShuffleValue`] here and gives the device-API test kernel
-/// its instances.
+/// the carried value. It implements [`ShuffleValue`] here, and the device-API tests launch their
+/// shuffle kernel once per line.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __shuffle_values {

@@ -239,31 +239,27 @@ pub fn api_warp_shuffles(input: &[i64], out: &mut [i64], out32: &mut [u32]) {
     }
 }
 
-/// The shuffle test kernel, one instance per type of the shuffle table.
-macro_rules! shuffle_kernel {
-    ([] $($t:ty => $carrier:ident, $to:expr, $from:expr;)*) => {
-        /// Every shuffle kind on every shuffle type (the lines of
-        /// `ferrocuda::device::__shuffle_values!`), for each thread `i` (blocks of multiples of
-        /// 32): `out[4i..4i+4] = [lane 3's value (groups of 8), the value of lane - 1 (up), of
-        /// lane + 2 in groups of 16 (down), of lane ^ 5 (xor)]`; lanes past the end of `input`
-        /// shuffle `fill`.
-        #[kernel(instances($($t),*))]
-        pub fn api_shuffle_kinds<T: ShuffleValue>(input: &[T], fill: T, out: &mut [T]) {
-            let i = grid!(1);
-            let v = if i < input.len() { input[i] } else { fill };
-            let results = [
-                shfl_sync(FULL_MASK, v, 3, 8),
-                shfl_up_sync(FULL_MASK, v, 1, 32),
-                shfl_down_sync(FULL_MASK, v, 2, 16),
-                shfl_xor_sync(FULL_MASK, v, 5, 32),
-            ];
-            if i < input.len() {
-                out[4 * i..4 * i + 4].copy_from_slice(&results);
-            }
-        }
-    };
+/// Every shuffle kind on every shuffle type, for each thread `i` (blocks of multiples of 32):
+/// `out[4i..4i+4] = [lane 3's value (groups of 8), the value of lane - 1 (up), of lane + 2 in
+/// groups of 16 (down), of lane ^ 5 (xor)]`; lanes past the end of `input` shuffle `fill`.
+///
+/// The instances are the types of the shuffle table (`ferrocuda::device::__shuffle_values!`):
+/// `tests/tests/device_api.rs` launches one per line of the table, so a type missing here does
+/// not compile there.
+#[kernel(instances(i32, u32, f32, i64, u64, f64))]
+pub fn api_shuffle_kinds<T: ShuffleValue>(input: &[T], fill: T, out: &mut [T]) {
+    let i = grid!(1);
+    let v = if i < input.len() { input[i] } else { fill };
+    let results = [
+        shfl_sync(FULL_MASK, v, 3, 8),
+        shfl_up_sync(FULL_MASK, v, 1, 32),
+        shfl_down_sync(FULL_MASK, v, 2, 16),
+        shfl_xor_sync(FULL_MASK, v, 5, 32),
+    ];
+    if i < input.len() {
+        out[4 * i..4 * i + 4].copy_from_slice(&results);
+    }
 }
-ferrocuda::device::__shuffle_values!(shuffle_kernel, []);
 
 /// Votes per warp, for each thread `i` (blocks of multiples of 32): `out[6i..6i+6] =
 /// [ballot(v > 0), any(v > 100), all(v >= 0), lane_id, warp_id, active_mask]`, the active mask

@@ -39,14 +39,83 @@
 //! newer). Min and max are compare-and-swap loops (`atom.min.f32` needs sm_90) with std's
 //! semantics: a NaN operand is ignored. Compare-and-swap on floats compares bit patterns, so `-0.0`
 //! and `0.0` differ and a NaN can match itself.
+//!
+//! # One table
+//! The read-modify-write operations are listed once, in `rmw_table!` below: from each line come
+//! the [`RmwOp`] variant, its integer and float implementations, the free function
+//! ([`atomic_add`], ...) and the methods of [`AtomicSlice`] and the shared-memory handles
+//! (`atomic_add`, `atomic_add_ordered`, ...). What differs between the GPU and the simulator
+//! (fences, the float addition) is in the backend (`backend/{gpu,simulator}/atomic.rs`).
 
+use crate::backend::atomic as imp;
 use crate::bounds::{self, Container};
 pub use core::sync::atomic::Ordering;
 use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
 
+/// The read-modify-write table, handed to a callback macro with `$extra` tokens first. Each line:
+/// the [`RmwOp`] variant, the free function and the `_ordered` method it names, the element
+/// trait it needs, the method of `core`'s integer atomics that implements it, its float
+/// implementation (`-`: integers only), what it does to the element, CUDA's name, and a note.
+macro_rules! rmw_table {
+    ($($callback:ident)::+, $extra:tt) => {
+        $($callback)::+! { $extra
+            Add: atomic_add, atomic_add_ordered, Atomic, fetch_add, float[add],
+                "adds `value` to the element", "atomicAdd", "Integers wrap.";
+            Sub: atomic_sub, atomic_sub_ordered, Atomic, fetch_sub, float[sub],
+                "subtracts `value` from the element", "atomicSub", "Integers wrap.";
+            Min: atomic_min, atomic_min_ordered, Atomic, fetch_min, float[update min],
+                "replaces the element by its minimum with `value`", "atomicMin",
+                "Floats ignore a NaN operand.";
+            Max: atomic_max, atomic_max_ordered, Atomic, fetch_max, float[update max],
+                "replaces the element by its maximum with `value`", "atomicMax",
+                "Floats ignore a NaN operand.";
+            Exchange: atomic_exchange, atomic_exchange_ordered, Atomic, swap, float[swap],
+                "replaces the element by `value`", "atomicExch", "";
+            And: atomic_and, atomic_and_ordered, AtomicBitwise, fetch_and, float[-],
+                "replaces the element by `element & value`", "atomicAnd", "";
+            Or: atomic_or, atomic_or_ordered, AtomicBitwise, fetch_or, float[-],
+                "replaces the element by `element | value`", "atomicOr", "";
+            Xor: atomic_xor, atomic_xor_ordered, AtomicBitwise, fetch_xor, float[-],
+                "replaces the element by `element ^ value`", "atomicXor", "";
+        }
+    };
+}
+
+pub(crate) use rmw_table;
+
 mod sealed {
     pub trait Sealed {}
 }
+
+/// Declares [`RmwOp`] and the free functions from the table.
+macro_rules! rmw_declarations {
+    ([] $($op:ident: $free:ident, $ordered:ident, $bound:ident, $fetch:ident, float[$($float:tt)*],
+        $what:literal, $cuda:literal, $note:literal;)*) => {
+        /// A read-modify-write operation, the argument of [`Atomic::__rmw`].
+        #[doc(hidden)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum RmwOp {
+            $(
+                #[doc = concat!("`", stringify!($free), "`.")]
+                $op,
+            )*
+        }
+
+        $(
+            #[doc = concat!("Atomically ", $what, " at `*ptr`; returns the previous value (`", $cuda, "`). ", $note)]
+            ///
+            /// # Safety
+            /// `ptr` must be valid for reads and writes and aligned; every concurrent access to
+            /// `*ptr` must be atomic.
+            #[inline(always)]
+            pub unsafe fn $free<T: $bound>(ptr: *mut T, value: T, order: Ordering) -> T {
+                // SAFETY: the caller's contract is `__rmw`'s.
+                unsafe { T::__rmw(ptr, value, RmwOp::$op, order) }
+            }
+        )*
+    };
+}
+rmw_table!(rmw_declarations, []);
 
 /// The element types of atomic operations: `i32`, `u32`, `i64`, `u64`, `f32` and `f64`.
 ///
@@ -58,20 +127,29 @@ mod sealed {
     note = "atomics work on `i32`, `u32`, `i64`, `u64`, `f32` and `f64` elements"
 )]
 pub trait Atomic: Copy + sealed::Sealed {
+    /// Applies `op` to `*ptr`; returns the previous value. The bitwise operations exist for
+    /// [`AtomicBitwise`] types only (the free functions require it).
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
     #[doc(hidden)]
-    unsafe fn __add(ptr: *mut Self, value: Self, order: Ordering) -> Self;
-    #[doc(hidden)]
-    unsafe fn __sub(ptr: *mut Self, value: Self, order: Ordering) -> Self;
-    #[doc(hidden)]
-    unsafe fn __min(ptr: *mut Self, value: Self, order: Ordering) -> Self;
-    #[doc(hidden)]
-    unsafe fn __max(ptr: *mut Self, value: Self, order: Ordering) -> Self;
-    #[doc(hidden)]
-    unsafe fn __exchange(ptr: *mut Self, value: Self, order: Ordering) -> Self;
+    unsafe fn __rmw(ptr: *mut Self, value: Self, op: RmwOp, order: Ordering) -> Self;
+    /// Compare-and-swap; see [`atomic_cas`].
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
     #[doc(hidden)]
     unsafe fn __cas(ptr: *mut Self, current: Self, new: Self, order: Ordering) -> Self;
+    /// Atomic load; see [`atomic_load`].
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
     #[doc(hidden)]
     unsafe fn __load(ptr: *mut Self, order: Ordering) -> Self;
+    /// Atomic store; see [`atomic_store`].
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
     #[doc(hidden)]
     unsafe fn __store(ptr: *mut Self, value: Self, order: Ordering);
 }
@@ -82,14 +160,7 @@ pub trait Atomic: Copy + sealed::Sealed {
     label = "`atomic_and`, `atomic_or` and `atomic_xor` need integer elements",
     note = "bitwise atomics work on `i32`, `u32`, `i64` and `u64` elements"
 )]
-pub trait AtomicBitwise: Atomic {
-    #[doc(hidden)]
-    unsafe fn __and(ptr: *mut Self, value: Self, order: Ordering) -> Self;
-    #[doc(hidden)]
-    unsafe fn __or(ptr: *mut Self, value: Self, order: Ordering) -> Self;
-    #[doc(hidden)]
-    unsafe fn __xor(ptr: *mut Self, value: Self, order: Ordering) -> Self;
-}
+pub trait AtomicBitwise: Atomic {}
 
 /// The ordering of the load half of a compare-and-swap whose store half has `order`.
 #[inline(always)]
@@ -99,35 +170,6 @@ fn failure_order(order: Ordering) -> Ordering {
         Ordering::Acquire | Ordering::AcqRel => Ordering::Acquire,
         _ => Ordering::SeqCst,
     }
-}
-
-/// Runs the atomic `op` so that it has `order`: on the GPU a relaxed `op` between fences, on the
-/// host `op` with that ordering.
-#[inline(always)]
-fn ordered<R>(order: Ordering, op: impl FnOnce(Ordering) -> R) -> R {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        // SAFETY: fences only.
-        unsafe {
-            match order {
-                Ordering::Release | Ordering::AcqRel => core::arch::asm!("fence.acq_rel.gpu;"),
-                Ordering::SeqCst => core::arch::asm!("fence.sc.gpu;"),
-                _ => {}
-            }
-        }
-        let result = op(Ordering::Relaxed);
-        unsafe {
-            if matches!(
-                order,
-                Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
-            ) {
-                core::arch::asm!("fence.acq_rel.gpu;");
-            }
-        }
-        result
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    op(order)
 }
 
 /// Loads for atomics that do not store (`Release` is not a valid load ordering).
@@ -150,150 +192,108 @@ fn store_order(order: Ordering) -> Ordering {
     }
 }
 
-macro_rules! impl_integer {
-    ($($t:ty => $atomic:ty),* $(,)?) => {$(
+/// Implements [`Atomic`] for the integer types from the table (every line is a method of
+/// `core`'s atomic integers).
+macro_rules! integer_atomics {
+    ([$t:ty => $atomic:ty] $($op:ident: $free:ident, $ordered:ident, $bound:ident,
+        $fetch:ident, float[$($float:tt)*], $what:literal, $cuda:literal, $note:literal;)*) => {
         impl sealed::Sealed for $t {}
+        impl AtomicBitwise for $t {}
 
         impl Atomic for $t {
             #[inline(always)]
-            unsafe fn __add(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.fetch_add(value, o))
-            }
-            #[inline(always)]
-            unsafe fn __sub(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.fetch_sub(value, o))
-            }
-            #[inline(always)]
-            unsafe fn __min(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.fetch_min(value, o))
-            }
-            #[inline(always)]
-            unsafe fn __max(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.fetch_max(value, o))
-            }
-            #[inline(always)]
-            unsafe fn __exchange(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.swap(value, o))
+            unsafe fn __rmw(ptr: *mut Self, value: Self, op: RmwOp, order: Ordering) -> Self {
+                // SAFETY: the caller passes a valid, aligned pointer whose concurrent accesses
+                // are all atomic, which is `from_ptr`'s contract.
+                let atomic = unsafe { <$atomic>::from_ptr(ptr) };
+                imp::ordered(order, |o| match op {
+                    $(RmwOp::$op => atomic.$fetch(value, o),)*
+                })
             }
             #[inline(always)]
             unsafe fn __cas(ptr: *mut Self, current: Self, new: Self, order: Ordering) -> Self {
-                ordered(order, |o| {
-                    match unsafe { <$atomic>::from_ptr(ptr) }.compare_exchange(
-                        current,
-                        new,
-                        o,
-                        failure_order(o),
-                    ) {
+                // SAFETY: as in `__rmw`.
+                let atomic = unsafe { <$atomic>::from_ptr(ptr) };
+                imp::ordered(order, |o| {
+                    match atomic.compare_exchange(current, new, o, failure_order(o)) {
                         Ok(old) | Err(old) => old,
                     }
                 })
             }
             #[inline(always)]
             unsafe fn __load(ptr: *mut Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.load(load_order(o)))
+                // SAFETY: as in `__rmw`.
+                let atomic = unsafe { <$atomic>::from_ptr(ptr) };
+                imp::ordered(order, |o| atomic.load(load_order(o)))
             }
             #[inline(always)]
             unsafe fn __store(ptr: *mut Self, value: Self, order: Ordering) {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.store(value, store_order(o)))
+                // SAFETY: as in `__rmw`.
+                let atomic = unsafe { <$atomic>::from_ptr(ptr) };
+                imp::ordered(order, |o| atomic.store(value, store_order(o)))
             }
         }
-
-        impl AtomicBitwise for $t {
-            #[inline(always)]
-            unsafe fn __and(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.fetch_and(value, o))
-            }
-            #[inline(always)]
-            unsafe fn __or(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.fetch_or(value, o))
-            }
-            #[inline(always)]
-            unsafe fn __xor(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                ordered(order, |o| unsafe { <$atomic>::from_ptr(ptr) }.fetch_xor(value, o))
-            }
-        }
-    )*};
-}
-
-impl_integer!(i32 => AtomicI32, u32 => AtomicU32, i64 => AtomicI64, u64 => AtomicU64);
-
-#[cfg(target_arch = "nvptx64")]
-unsafe extern "C" {
-    // LLVM upgrades these retired NVVM intrinsics to `atomicrmw fadd` when it reads them, so the
-    // backend can infer the address space: `atom.global.add.f32` on a kernel's slice,
-    // `atom.shared.add.f32` on shared memory, `atom.add.f32` on a generic pointer. (The upgrade
-    // marks the operation seq_cst; LLVM 22's NVPTX backend emits every read-modify-write relaxed,
-    // as `ordered` assumes.)
-    #[link_name = "llvm.nvvm.atomic.load.add.f32.p0"]
-    fn nvvm_atomic_add_f32(ptr: *mut f32, value: f32) -> f32;
-    #[link_name = "llvm.nvvm.atomic.load.add.f64.p0"]
-    fn nvvm_atomic_add_f64(ptr: *mut f64, value: f64) -> f64;
-}
-
-/// Replaces the float at `$atomic` (the atomic integer holding its bits) by `$new`, computed from
-/// the old value `$old`, with a compare-and-swap loop; evaluates to the old value. When `$new`
-/// leaves the bits unchanged (a max that is already larger) a relaxed update writes nothing.
-macro_rules! float_update {
-    ($atomic:expr, $t:ty, $order:expr, |$old:ident| $new:expr) => {
-        ordered($order, |o| {
-            let atomic = $atomic;
-            let mut bits = atomic.load(load_order(o));
-            loop {
-                let $old = <$t>::from_bits(bits);
-                let next = ($new).to_bits();
-                // Skipping the store is only an option when no ordering rides on it.
-                if next == bits && o == Ordering::Relaxed {
-                    return $old;
-                }
-                match atomic.compare_exchange_weak(bits, next, o, failure_order(o)) {
-                    Ok(_) => return $old,
-                    Err(seen) => bits = seen,
-                }
-            }
-        })
     };
 }
+rmw_table!(integer_atomics, [i32 => AtomicI32]);
+rmw_table!(integer_atomics, [u32 => AtomicU32]);
+rmw_table!(integer_atomics, [i64 => AtomicI64]);
+rmw_table!(integer_atomics, [u64 => AtomicU64]);
 
-macro_rules! impl_float {
-    ($($t:ty => $bits:ty, $atomic:ty, $gpu_add:ident;)*) => {$(
+/// The atomic view of a float's bits, for the compare-and-swap loops of float atomics.
+pub(crate) trait FloatBits: Copy {
+    /// Replaces `*ptr` by `new(old)` with a compare-and-swap loop; returns the old value. When
+    /// `new` leaves the bits unchanged (a max that is already larger) a relaxed update writes
+    /// nothing.
+    ///
+    /// # Safety
+    /// As [`atomic_add`].
+    unsafe fn update(ptr: *mut Self, order: Ordering, new: impl Fn(Self) -> Self) -> Self;
+}
+
+/// Implements [`Atomic`] for the float types from the table.
+macro_rules! float_atomics {
+    ([$t:ty => $bits:ty, $atomic:ty, $add:ident] $($op:ident: $free:ident, $ordered:ident,
+        $bound:ident, $fetch:ident, float[$($float:tt)*], $what:literal, $cuda:literal,
+        $note:literal;)*) => {
         impl sealed::Sealed for $t {}
+
+        impl FloatBits for $t {
+            #[inline(always)]
+            unsafe fn update(ptr: *mut Self, order: Ordering, new: impl Fn(Self) -> Self) -> Self {
+                // SAFETY: the caller passes a valid, aligned pointer whose concurrent accesses
+                // are all atomic; the float and its bits have the same size and alignment.
+                let atomic = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
+                imp::ordered(order, |o| {
+                    let mut bits = atomic.load(load_order(o));
+                    loop {
+                        let old = <$t>::from_bits(bits);
+                        let next = new(old).to_bits();
+                        // Skipping the store is only an option when no ordering rides on it.
+                        if next == bits && o == Ordering::Relaxed {
+                            return old;
+                        }
+                        match atomic.compare_exchange_weak(bits, next, o, failure_order(o)) {
+                            Ok(_) => return old,
+                            Err(seen) => bits = seen,
+                        }
+                    }
+                })
+            }
+        }
 
         impl Atomic for $t {
             #[inline(always)]
-            unsafe fn __add(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                #[cfg(target_arch = "nvptx64")]
-                {
-                    ordered(order, |_| unsafe { $gpu_add(ptr, value) })
+            unsafe fn __rmw(ptr: *mut Self, value: Self, op: RmwOp, order: Ordering) -> Self {
+                match op {
+                    $(RmwOp::$op => float_atomics!(@op $t, $bits, $atomic, $add, ptr, value, order, $($float)*),)*
                 }
-                #[cfg(not(target_arch = "nvptx64"))]
-                {
-                    let bits = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
-                    float_update!(bits, $t, order, |old| old + value)
-                }
-            }
-            #[inline(always)]
-            unsafe fn __sub(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                unsafe { Self::__add(ptr, -value, order) }
-            }
-            #[inline(always)]
-            unsafe fn __min(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                let bits = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
-                float_update!(bits, $t, order, |old| old.min(value))
-            }
-            #[inline(always)]
-            unsafe fn __max(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                let bits = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
-                float_update!(bits, $t, order, |old| old.max(value))
-            }
-            #[inline(always)]
-            unsafe fn __exchange(ptr: *mut Self, value: Self, order: Ordering) -> Self {
-                let bits = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
-                <$t>::from_bits(ordered(order, |o| bits.swap(value.to_bits(), o)))
             }
             #[inline(always)]
             unsafe fn __cas(ptr: *mut Self, current: Self, new: Self, order: Ordering) -> Self {
+                // SAFETY: as in `update`.
                 let bits = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
-                let old = ordered(order, |o| {
+                let old = imp::ordered(order, |o| {
                     match bits.compare_exchange(current.to_bits(), new.to_bits(), o, failure_order(o)) {
                         Ok(old) | Err(old) => old,
                     }
@@ -302,70 +302,41 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             unsafe fn __load(ptr: *mut Self, order: Ordering) -> Self {
+                // SAFETY: as in `update`.
                 let bits = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
-                <$t>::from_bits(ordered(order, |o| bits.load(load_order(o))))
+                <$t>::from_bits(imp::ordered(order, |o| bits.load(load_order(o))))
             }
             #[inline(always)]
             unsafe fn __store(ptr: *mut Self, value: Self, order: Ordering) {
+                // SAFETY: as in `update`.
                 let bits = unsafe { <$atomic>::from_ptr(ptr.cast::<$bits>()) };
-                ordered(order, |o| bits.store(value.to_bits(), store_order(o)))
+                imp::ordered(order, |o| bits.store(value.to_bits(), store_order(o)))
             }
         }
-    )*};
+    };
+    (@op $t:ty, $bits:ty, $atomic:ty, $add:ident, $ptr:ident, $value:ident, $order:ident, add) => {
+        // SAFETY: the caller's contract is the backend's.
+        unsafe { imp::$add($ptr, $value, $order) }
+    };
+    (@op $t:ty, $bits:ty, $atomic:ty, $add:ident, $ptr:ident, $value:ident, $order:ident, sub) => {
+        // SAFETY: the caller's contract is the backend's.
+        unsafe { imp::$add($ptr, -$value, $order) }
+    };
+    (@op $t:ty, $bits:ty, $atomic:ty, $add:ident, $ptr:ident, $value:ident, $order:ident, update $method:ident) => {
+        // SAFETY: the caller's contract is `update`'s.
+        unsafe { <$t as FloatBits>::update($ptr, $order, |old| old.$method($value)) }
+    };
+    (@op $t:ty, $bits:ty, $atomic:ty, $add:ident, $ptr:ident, $value:ident, $order:ident, swap) => {{
+        // SAFETY: as in `update`.
+        let bits = unsafe { <$atomic>::from_ptr($ptr.cast::<$bits>()) };
+        <$t>::from_bits(imp::ordered($order, |o| bits.swap($value.to_bits(), o)))
+    }};
+    (@op $t:ty, $bits:ty, $atomic:ty, $add:ident, $ptr:ident, $value:ident, $order:ident, -) => {
+        unreachable!("bitwise atomics need integer elements (`AtomicBitwise`)")
+    };
 }
-
-impl_float! {
-    f32 => u32, AtomicU32, nvvm_atomic_add_f32;
-    f64 => u64, AtomicU64, nvvm_atomic_add_f64;
-}
-
-/// Atomically adds `value` to `*ptr`; returns the previous value (`atomicAdd`). Integers wrap.
-///
-/// # Safety
-/// `ptr` must be valid for reads and writes and aligned; every concurrent access to `*ptr` must
-/// be atomic.
-#[inline(always)]
-pub unsafe fn atomic_add<T: Atomic>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__add(ptr, value, order) }
-}
-
-/// Atomically subtracts `value` from `*ptr`; returns the previous value (`atomicSub`).
-///
-/// # Safety
-/// As [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_sub<T: Atomic>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__sub(ptr, value, order) }
-}
-
-/// Atomically stores the minimum of `*ptr` and `value`; returns the previous value
-/// (`atomicMin`).
-///
-/// # Safety
-/// As [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_min<T: Atomic>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__min(ptr, value, order) }
-}
-
-/// Atomically stores the maximum of `*ptr` and `value`; returns the previous value
-/// (`atomicMax`).
-///
-/// # Safety
-/// As [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_max<T: Atomic>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__max(ptr, value, order) }
-}
-
-/// Atomically replaces `*ptr` by `value`; returns the previous value (`atomicExch`).
-///
-/// # Safety
-/// As [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_exchange<T: Atomic>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__exchange(ptr, value, order) }
-}
+rmw_table!(float_atomics, [f32 => u32, AtomicU32, add_f32]);
+rmw_table!(float_atomics, [f64 => u64, AtomicU64, add_f64]);
 
 /// Atomically replaces `*ptr` by `new` if it equals `current` (bitwise for floats); returns the
 /// previous value either way (`atomicCAS`): the swap happened if it equals `current`.
@@ -374,6 +345,7 @@ pub unsafe fn atomic_exchange<T: Atomic>(ptr: *mut T, value: T, order: Ordering)
 /// As [`atomic_add`].
 #[inline(always)]
 pub unsafe fn atomic_cas<T: Atomic>(ptr: *mut T, current: T, new: T, order: Ordering) -> T {
+    // SAFETY: the caller's contract is `__cas`'s.
     unsafe { T::__cas(ptr, current, new, order) }
 }
 
@@ -383,6 +355,7 @@ pub unsafe fn atomic_cas<T: Atomic>(ptr: *mut T, current: T, new: T, order: Orde
 /// As [`atomic_add`].
 #[inline(always)]
 pub unsafe fn atomic_load<T: Atomic>(ptr: *mut T, order: Ordering) -> T {
+    // SAFETY: the caller's contract is `__load`'s.
     unsafe { T::__load(ptr, order) }
 }
 
@@ -392,71 +365,60 @@ pub unsafe fn atomic_load<T: Atomic>(ptr: *mut T, order: Ordering) -> T {
 /// As [`atomic_add`].
 #[inline(always)]
 pub unsafe fn atomic_store<T: Atomic>(ptr: *mut T, value: T, order: Ordering) {
+    // SAFETY: the caller's contract is `__store`'s.
     unsafe { T::__store(ptr, value, order) }
 }
 
-/// Atomically replaces `*ptr` by `*ptr & value`; returns the previous value (`atomicAnd`).
-///
-/// # Safety
-/// As [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_and<T: AtomicBitwise>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__and(ptr, value, order) }
-}
-
-/// Atomically replaces `*ptr` by `*ptr | value`; returns the previous value (`atomicOr`).
-///
-/// # Safety
-/// As [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_or<T: AtomicBitwise>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__or(ptr, value, order) }
-}
-
-/// Atomically replaces `*ptr` by `*ptr ^ value`; returns the previous value (`atomicXor`).
-///
-/// # Safety
-/// As [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_xor<T: AtomicBitwise>(ptr: *mut T, value: T, order: Ordering) -> T {
-    unsafe { T::__xor(ptr, value, order) }
-}
-
 /// Generates the bounds-checked atomic methods (`atomic_add(index, value)`, ...) of a container
-/// whose `$slot(index)` method returns a checked element pointer.
+/// whose `$slot(index)` method returns a checked element pointer: the table's lines, then
+/// compare-and-swap, load and store.
 macro_rules! atomic_methods {
-    // Inherent methods of a shared-memory handle (`&self`: handles are `Copy` pointers).
+    // Inherent methods of a shared-memory handle.
     (impl[$($generics:tt)*] $ty:ty, $index:ty) => {
         impl<$($generics)*> $ty {
-            $crate::atomic::atomic_methods!(@all [pub] [] atomic_slot, $index);
+            $crate::atomic::atomic_methods!(@all pub fn atomic_slot, $index);
         }
     };
-    (@all [$($vis:tt)*] [$($mutability:tt)?] $slot:ident, $index:ty) => {
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            Atomic, atomic_add, atomic_add_ordered, atomic_add,
-            "Atomically adds `value` to the element at `index` (`atomicAdd`); integers wrap.");
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            Atomic, atomic_sub, atomic_sub_ordered, atomic_sub,
-            "Atomically subtracts `value` from the element at `index` (`atomicSub`); integers wrap.");
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            Atomic, atomic_min, atomic_min_ordered, atomic_min,
-            "Atomically replaces the element at `index` by its minimum with `value` (`atomicMin`; floats ignore a NaN operand).");
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            Atomic, atomic_max, atomic_max_ordered, atomic_max,
-            "Atomically replaces the element at `index` by its maximum with `value` (`atomicMax`; floats ignore a NaN operand).");
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            Atomic, atomic_exchange, atomic_exchange_ordered, atomic_exchange,
-            "Atomically replaces the element at `index` by `value` (`atomicExch`).");
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            AtomicBitwise, atomic_and, atomic_and_ordered, atomic_and,
-            "Atomically replaces the element at `index` by `element & value` (`atomicAnd`).");
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            AtomicBitwise, atomic_or, atomic_or_ordered, atomic_or,
-            "Atomically replaces the element at `index` by `element | value` (`atomicOr`).");
-        $crate::atomic::atomic_methods!(@rmw [$($vis)*] [$($mutability)?] $slot, $index,
-            AtomicBitwise, atomic_xor, atomic_xor_ordered, atomic_xor,
-            "Atomically replaces the element at `index` by `element ^ value` (`atomicXor`).");
+    (@all $vis:vis fn $slot:ident, $index:ty) => {
+        $crate::atomic::rmw_table!(crate::atomic::atomic_methods, [$vis fn $slot, $index]);
+        $crate::atomic::atomic_methods!(@cas_load_store $vis fn $slot, $index);
+    };
+    ([$vis:vis fn $slot:ident, $index:ty] $($op:ident: $free:ident, $ordered:ident,
+        $bound:ident, $fetch:ident, float[$($float:tt)*], $what:literal, $cuda:literal,
+        $note:literal;)*) => {$(
+        #[doc = concat!("Atomically ", $what, " at `index`, relaxed; returns the previous value (`", $cuda, "`). ", $note)]
+        ///
+        /// # Panics
+        /// When `index` is out of bounds.
+        #[inline(always)]
+        #[track_caller]
+        $vis fn $free(&mut self, index: $index, value: T) -> T
+        where
+            T: $crate::atomic::$bound,
+        {
+            let ptr = self.$slot(index);
+            // SAFETY: `ptr` is in bounds (checked by the slot) and aligned; every concurrent
+            // access through this API is atomic, and plain accesses through the same handle
+            // need `&mut self` too, so none overlaps this one in this thread.
+            unsafe { $crate::atomic::$free(ptr, value, $crate::atomic::Ordering::Relaxed) }
+        }
 
+        #[doc = concat!("Atomically ", $what, " at `index` with the memory ordering `order` (device scope); returns the previous value (`", $cuda, "`). ", $note)]
+        ///
+        /// # Panics
+        /// When `index` is out of bounds.
+        #[inline(always)]
+        #[track_caller]
+        $vis fn $ordered(&mut self, index: $index, value: T, order: $crate::atomic::Ordering) -> T
+        where
+            T: $crate::atomic::$bound,
+        {
+            let ptr = self.$slot(index);
+            // SAFETY: as in the relaxed form.
+            unsafe { $crate::atomic::$free(ptr, value, order) }
+        }
+    )*};
+    (@cas_load_store $vis:vis fn $slot:ident, $index:ty) => {
         /// Atomically replaces the element at `index` by `new` if it equals `current` (bitwise
         /// for floats), relaxed (`atomicCAS`). Returns the previous value either way: the swap
         /// happened if it equals `current`.
@@ -465,13 +427,11 @@ macro_rules! atomic_methods {
         /// When `index` is out of bounds.
         #[inline(always)]
         #[track_caller]
-        $($vis)* fn atomic_cas(&$($mutability)? self, index: $index, current: T, new: T) -> T
+        $vis fn atomic_cas(&mut self, index: $index, current: T, new: T) -> T
         where
             T: $crate::atomic::Atomic,
         {
-            let ptr = self.$slot(index);
-            // SAFETY: in bounds; concurrent accesses through this API are atomic.
-            unsafe { $crate::atomic::atomic_cas(ptr, current, new, $crate::atomic::Ordering::Relaxed) }
+            self.atomic_cas_ordered(index, current, new, $crate::atomic::Ordering::Relaxed)
         }
 
         /// [`atomic_cas`](Self::atomic_cas) with the memory ordering `order` (device scope).
@@ -480,8 +440,8 @@ macro_rules! atomic_methods {
         /// When `index` is out of bounds.
         #[inline(always)]
         #[track_caller]
-        $($vis)* fn atomic_cas_ordered(
-            &$($mutability)? self,
+        $vis fn atomic_cas_ordered(
+            &mut self,
             index: $index,
             current: T,
             new: T,
@@ -491,6 +451,7 @@ macro_rules! atomic_methods {
             T: $crate::atomic::Atomic,
         {
             let ptr = self.$slot(index);
+            // SAFETY: as in `atomic_add`.
             unsafe { $crate::atomic::atomic_cas(ptr, current, new, order) }
         }
 
@@ -501,12 +462,11 @@ macro_rules! atomic_methods {
         /// When `index` is out of bounds.
         #[inline(always)]
         #[track_caller]
-        $($vis)* fn atomic_load(&$($mutability)? self, index: $index) -> T
+        $vis fn atomic_load(&mut self, index: $index) -> T
         where
             T: $crate::atomic::Atomic,
         {
-            let ptr = self.$slot(index);
-            unsafe { $crate::atomic::atomic_load(ptr, $crate::atomic::Ordering::Relaxed) }
+            self.atomic_load_ordered(index, $crate::atomic::Ordering::Relaxed)
         }
 
         /// [`atomic_load`](Self::atomic_load) with the memory ordering `order` (device scope).
@@ -515,15 +475,12 @@ macro_rules! atomic_methods {
         /// When `index` is out of bounds.
         #[inline(always)]
         #[track_caller]
-        $($vis)* fn atomic_load_ordered(
-            &$($mutability)? self,
-            index: $index,
-            order: $crate::atomic::Ordering,
-        ) -> T
+        $vis fn atomic_load_ordered(&mut self, index: $index, order: $crate::atomic::Ordering) -> T
         where
             T: $crate::atomic::Atomic,
         {
             let ptr = self.$slot(index);
+            // SAFETY: as in `atomic_add`.
             unsafe { $crate::atomic::atomic_load(ptr, order) }
         }
 
@@ -533,12 +490,11 @@ macro_rules! atomic_methods {
         /// When `index` is out of bounds.
         #[inline(always)]
         #[track_caller]
-        $($vis)* fn atomic_store(&$($mutability)? self, index: $index, value: T)
+        $vis fn atomic_store(&mut self, index: $index, value: T)
         where
             T: $crate::atomic::Atomic,
         {
-            let ptr = self.$slot(index);
-            unsafe { $crate::atomic::atomic_store(ptr, value, $crate::atomic::Ordering::Relaxed) }
+            self.atomic_store_ordered(index, value, $crate::atomic::Ordering::Relaxed)
         }
 
         /// [`atomic_store`](Self::atomic_store) with the memory ordering `order` (device scope).
@@ -547,8 +503,8 @@ macro_rules! atomic_methods {
         /// When `index` is out of bounds.
         #[inline(always)]
         #[track_caller]
-        $($vis)* fn atomic_store_ordered(
-            &$($mutability)? self,
+        $vis fn atomic_store_ordered(
+            &mut self,
             index: $index,
             value: T,
             order: $crate::atomic::Ordering,
@@ -556,45 +512,8 @@ macro_rules! atomic_methods {
             T: $crate::atomic::Atomic,
         {
             let ptr = self.$slot(index);
+            // SAFETY: as in `atomic_add`.
             unsafe { $crate::atomic::atomic_store(ptr, value, order) }
-        }
-    };
-    (@rmw [$($vis:tt)*] [$($mutability:tt)?] $slot:ident, $index:ty,
-        $bound:ident, $name:ident, $ordered:ident, $free:ident, $doc:literal) => {
-        #[doc = $doc]
-        /// Relaxed; returns the previous value.
-        ///
-        /// # Panics
-        /// When `index` is out of bounds.
-        #[inline(always)]
-        #[track_caller]
-        $($vis)* fn $name(&$($mutability)? self, index: $index, value: T) -> T
-        where
-            T: $crate::atomic::$bound,
-        {
-            let ptr = self.$slot(index);
-            // SAFETY: in bounds; concurrent accesses through this API are atomic.
-            unsafe { $crate::atomic::$free(ptr, value, $crate::atomic::Ordering::Relaxed) }
-        }
-
-        #[doc = $doc]
-        /// With the memory ordering `order` (device scope); returns the previous value.
-        ///
-        /// # Panics
-        /// When `index` is out of bounds.
-        #[inline(always)]
-        #[track_caller]
-        $($vis)* fn $ordered(
-            &$($mutability)? self,
-            index: $index,
-            value: T,
-            order: $crate::atomic::Ordering,
-        ) -> T
-        where
-            T: $crate::atomic::$bound,
-        {
-            let ptr = self.$slot(index);
-            unsafe { $crate::atomic::$free(ptr, value, order) }
         }
     };
 }
@@ -611,7 +530,7 @@ pub trait AtomicSlice<T> {
     #[doc(hidden)]
     fn __atomic_slot(&mut self, index: usize) -> *mut T;
 
-    atomic_methods!(@all [] [mut] __atomic_slot, usize);
+    atomic_methods!(@all fn __atomic_slot, usize);
 }
 
 impl<T> AtomicSlice<T> for [T] {
@@ -619,7 +538,7 @@ impl<T> AtomicSlice<T> for [T] {
     #[track_caller]
     fn __atomic_slot(&mut self, index: usize) -> *mut T {
         bounds::check(Container::Slice, index, self.len());
-        // SAFETY: in bounds.
+        // SAFETY: `index < len` was checked just above, so the offset stays inside the slice.
         unsafe { self.as_mut_ptr().add(index) }
     }
 }

@@ -1,78 +1,11 @@
 //! Thread, block and grid indices and dimensions, and Numba's `grid`/`gridsize` helpers.
+//!
+//! The four special registers are one call each into the backend: `backend/gpu/index.rs` reads
+//! `%tid`, `%ctaid`, `%ntid` and `%nctaid`, `backend/simulator/index.rs` the simulated thread's
+//! context. Everything else here is computed from them, the same on both targets.
 
 use crate::Dim3;
-
-#[cfg(target_arch = "nvptx64")]
-mod imp {
-    use crate::Dim3;
-    use core::arch::nvptx::*;
-
-    #[inline(always)]
-    pub fn thread_idx() -> Dim3 {
-        // SAFETY: reading the special registers has no preconditions. A thread index is below
-        // the block's size in that dimension (CUDA's definition); telling the optimizer lets a
-        // kernel that checked its block shape index shared tiles with `threadIdx` unchecked.
-        unsafe {
-            let (x, y, z) = (_thread_idx_x(), _thread_idx_y(), _thread_idx_z());
-            core::hint::assert_unchecked(x < _block_dim_x());
-            core::hint::assert_unchecked(y < _block_dim_y());
-            core::hint::assert_unchecked(z < _block_dim_z());
-            Dim3::new(x as u32, y as u32, z as u32)
-        }
-    }
-    #[inline(always)]
-    pub fn block_idx() -> Dim3 {
-        unsafe {
-            Dim3::new(
-                _block_idx_x() as u32,
-                _block_idx_y() as u32,
-                _block_idx_z() as u32,
-            )
-        }
-    }
-    #[inline(always)]
-    pub fn block_dim() -> Dim3 {
-        unsafe {
-            Dim3::new(
-                _block_dim_x() as u32,
-                _block_dim_y() as u32,
-                _block_dim_z() as u32,
-            )
-        }
-    }
-    #[inline(always)]
-    pub fn grid_dim() -> Dim3 {
-        unsafe {
-            Dim3::new(
-                _grid_dim_x() as u32,
-                _grid_dim_y() as u32,
-                _grid_dim_z() as u32,
-            )
-        }
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-mod imp {
-    use crate::{Dim3, sim};
-
-    #[inline]
-    pub fn thread_idx() -> Dim3 {
-        sim::current().thread_idx
-    }
-    #[inline]
-    pub fn block_idx() -> Dim3 {
-        sim::current().block_idx
-    }
-    #[inline]
-    pub fn block_dim() -> Dim3 {
-        sim::current().block_dim
-    }
-    #[inline]
-    pub fn grid_dim() -> Dim3 {
-        sim::current().grid_dim
-    }
-}
+use crate::backend::index as imp;
 
 /// This thread's index within its block (`threadIdx`).
 #[inline(always)]

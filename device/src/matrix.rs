@@ -21,12 +21,13 @@
 //! A view may have a row stride (pitch) larger than its column count, to look at a sub-matrix
 //! or at rows padded for alignment: element `(r, c)` is `data[r * stride + c]`.
 
+use crate::backend::matrix as imp;
 use crate::bounds::{self, Container};
 use core::ops::{Index, IndexMut};
 
 /// The number of elements a `rows` x `cols` view with this row stride reaches, or `None` on
 /// overflow.
-fn extent(rows: usize, cols: usize, stride: usize) -> Option<usize> {
+pub(crate) fn extent(rows: usize, cols: usize, stride: usize) -> Option<usize> {
     if rows == 0 || cols == 0 {
         Some(0)
     } else {
@@ -39,69 +40,21 @@ fn extent(rows: usize, cols: usize, stride: usize) -> Option<usize> {
 #[track_caller]
 fn check_shape(len: usize, rows: usize, cols: usize, stride: usize) {
     if stride < cols {
-        shape_error(ShapeError::StrideBelowCols, len, rows, cols, stride);
+        imp::shape_error(ShapeError::StrideBelowCols, len, rows, cols, stride);
     }
     match extent(rows, cols, stride) {
         Some(needed) if needed <= len => {}
-        _ => shape_error(ShapeError::TooShort, len, rows, cols, stride),
+        _ => imp::shape_error(ShapeError::TooShort, len, rows, cols, stride),
     }
 }
 
+/// What is wrong with a new view's shape.
 #[derive(Clone, Copy)]
-enum ShapeError {
+pub(crate) enum ShapeError {
+    /// The row stride is smaller than the column count.
     StrideBelowCols,
+    /// The view reaches past the end of the slice.
     TooShort,
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn shape_error(error: ShapeError, len: usize, rows: usize, cols: usize, stride: usize) -> ! {
-    #[cfg(not(target_arch = "nvptx64"))]
-    match error {
-        ShapeError::StrideBelowCols => panic!(
-            "matrix row stride {stride} is smaller than its {cols} columns (rows would overlap)"
-        ),
-        ShapeError::TooShort => panic!(
-            "a {rows} x {cols} matrix{} needs {} elements, but the slice has {len}",
-            if stride == cols {
-                String::new()
-            } else {
-                std::format!(" with row stride {stride}")
-            },
-            extent(rows, cols, stride)
-                .map_or_else(|| "more than usize::MAX".into(), |n| std::format!("{n}")),
-        ),
-    }
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = (len, rows, cols, stride);
-        match error {
-            ShapeError::StrideBelowCols => {
-                panic!("matrix row stride smaller than its column count")
-            }
-            ShapeError::TooShort => {
-                panic!("matrix shape larger than its slice (run on the simulator to see the sizes)")
-            }
-        }
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-use std::string::String;
-
-/// Panics for a row index out of bounds.
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn row_out_of_bounds(row: usize, rows: usize) -> ! {
-    #[cfg(not(target_arch = "nvptx64"))]
-    panic!("matrix row index out of bounds: the row is {row} but there are {rows} rows");
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = (row, rows);
-        panic!("matrix row index out of bounds (run on the simulator to see the index)")
-    }
 }
 
 /// A read-only row-major matrix view of a slice: `rows` x `cols`, row stride `stride`.
@@ -169,7 +122,8 @@ impl<'a, T> Matrix<'a, T> {
     #[inline(always)]
     pub fn get(&self, (row, col): (usize, usize)) -> Option<&'a T> {
         if row < self.rows && col < self.cols {
-            // SAFETY: inside the shape, which `check_shape` fitted into the slice.
+            // SAFETY: `row < rows` and `col < cols` (checked just above), so the offset is at most
+            // `(rows - 1) * stride + cols - 1`, below the slice's length by `check_shape`.
             Some(unsafe { self.data.get_unchecked(row * self.stride + col) })
         } else {
             None
@@ -184,10 +138,11 @@ impl<'a, T> Matrix<'a, T> {
     #[track_caller]
     pub fn row(&self, row: usize) -> &'a [T] {
         if row >= self.rows {
-            row_out_of_bounds(row, self.rows);
+            imp::row_out_of_bounds(row, self.rows);
         }
         let start = row * self.stride;
-        // SAFETY: as in `get`.
+        // SAFETY: `row < rows` (checked just above), so `start + cols <= (rows - 1) * stride + cols`,
+        // which `check_shape` fitted into the slice.
         unsafe { self.data.get_unchecked(start..start + self.cols) }
     }
 }
@@ -199,7 +154,7 @@ impl<T> Index<(usize, usize)> for Matrix<'_, T> {
     #[track_caller]
     fn index(&self, (row, col): (usize, usize)) -> &T {
         bounds::check_2d(Container::MatrixData, (row, col), (self.rows, self.cols));
-        // SAFETY: as in `get`.
+        // SAFETY: `check_2d` just checked `row < rows` and `col < cols`; in bounds as in `get`.
         unsafe { self.data.get_unchecked(row * self.stride + col) }
     }
 }
@@ -279,7 +234,8 @@ impl<'a, T> MatrixMut<'a, T> {
     #[inline(always)]
     pub fn get_mut(&mut self, (row, col): (usize, usize)) -> Option<&mut T> {
         if row < self.rows && col < self.cols {
-            // SAFETY: inside the shape.
+            // SAFETY: `row < rows` and `col < cols` (checked just above), so the offset is at most
+            // `(rows - 1) * stride + cols - 1`, below the slice's length by `check_shape`.
             Some(unsafe { self.data.get_unchecked_mut(row * self.stride + col) })
         } else {
             None
@@ -294,10 +250,11 @@ impl<'a, T> MatrixMut<'a, T> {
     #[track_caller]
     pub fn row(&self, row: usize) -> &[T] {
         if row >= self.rows {
-            row_out_of_bounds(row, self.rows);
+            imp::row_out_of_bounds(row, self.rows);
         }
         let start = row * self.stride;
-        // SAFETY: inside the shape.
+        // SAFETY: `row < rows` (checked just above), so `start + cols <= (rows - 1) * stride + cols`,
+        // which `check_shape` fitted into the slice.
         unsafe { self.data.get_unchecked(start..start + self.cols) }
     }
 
@@ -309,10 +266,11 @@ impl<'a, T> MatrixMut<'a, T> {
     #[track_caller]
     pub fn row_mut(&mut self, row: usize) -> &mut [T] {
         if row >= self.rows {
-            row_out_of_bounds(row, self.rows);
+            imp::row_out_of_bounds(row, self.rows);
         }
         let start = row * self.stride;
-        // SAFETY: inside the shape.
+        // SAFETY: `row < rows` (checked just above), so `start + cols <= (rows - 1) * stride + cols`,
+        // which `check_shape` fitted into the slice.
         unsafe { self.data.get_unchecked_mut(start..start + self.cols) }
     }
 }
@@ -324,7 +282,7 @@ impl<T> Index<(usize, usize)> for MatrixMut<'_, T> {
     #[track_caller]
     fn index(&self, (row, col): (usize, usize)) -> &T {
         bounds::check_2d(Container::MatrixData, (row, col), (self.rows, self.cols));
-        // SAFETY: inside the shape.
+        // SAFETY: `check_2d` just checked `row < rows` and `col < cols`; in bounds as in `get`.
         unsafe { self.data.get_unchecked(row * self.stride + col) }
     }
 }
@@ -335,7 +293,7 @@ impl<T> IndexMut<(usize, usize)> for MatrixMut<'_, T> {
     #[track_caller]
     fn index_mut(&mut self, (row, col): (usize, usize)) -> &mut T {
         bounds::check_2d(Container::MatrixData, (row, col), (self.rows, self.cols));
-        // SAFETY: inside the shape.
+        // SAFETY: `check_2d` just checked `row < rows` and `col < cols`; in bounds as in `get`.
         unsafe { self.data.get_unchecked_mut(row * self.stride + col) }
     }
 }

@@ -27,6 +27,8 @@
 //! holds 1 MiB by default; older lines are overwritten when it fills). On the simulator the line
 //! is formatted with `core::fmt` and handed to the simulator's output.
 
+use crate::backend::print as imp;
+
 /// One argument of a device print, as it crosses to `vprintf` (a 64-bit slot).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PrintArg {
@@ -199,9 +201,8 @@ impl<T: PrintHex + ?Sized> PrintHex for &mut T {
 }
 impl<T: PrintPrecision + ?Sized> PrintPrecision for &mut T {}
 
-/// The longest C conversion one argument needs (`%.99f`); the macros size the format buffer
-/// with it.
-#[doc(hidden)]
+/// The longest C conversion one argument needs (`%.99f`, five bytes): the macros size the
+/// format buffer with it. The one definition of the fact; `ferrocuda-macros` should use it.
 pub const MAX_CONVERSION_LEN: usize = 5;
 
 /// Writes `bytes` at `out[at..]`; returns the new end.
@@ -270,7 +271,7 @@ pub const fn c_format<const CAP: usize>(
 /// Prints one formatted piece of device output: `pieces[0] args[0] pieces[1] ...`.
 ///
 /// Called by `gpu_print!`/`gpu_println!`; `format` is the C form of the same line (used on the
-/// GPU), `pieces`, `specs` and `args` describe it for the simulator.
+/// GPU, by one `vprintf`), `pieces`, `specs` and `args` describe it for the simulator.
 #[doc(hidden)]
 #[inline(always)]
 pub fn print<const CAP: usize, const N: usize>(
@@ -279,160 +280,13 @@ pub fn print<const CAP: usize, const N: usize>(
     specs: &[Spec],
     args: &[PrintArg; N],
 ) {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = (pieces, specs);
-        gpu::print(format.as_ptr(), args);
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        let _ = format;
-        let text = format_line(pieces, specs, args);
-        crate::sim::hooks().print(&text);
-    }
-}
-
-/// The line as it appears on the output: the same text on the host as the GPU's `vprintf`.
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn format_line(pieces: &[&str], specs: &[Spec], args: &[PrintArg]) -> std::string::String {
-    let mut out = std::string::String::new();
-    for (i, piece) in pieces.iter().enumerate() {
-        out.push_str(piece);
-        if let (Some(spec), Some(arg)) = (specs.get(i), args.get(i)) {
-            // Writing to a `String` cannot fail.
-            let _ = write_arg(&mut out, *spec, *arg);
-        }
-    }
-    out
-}
-
-/// Formats one argument as C's `printf` would with the conversion `c_format` chose.
-#[cfg(not(target_arch = "nvptx64"))]
-fn write_arg(out: &mut std::string::String, spec: Spec, arg: PrintArg) -> core::fmt::Result {
-    use core::fmt::Write;
-    match (spec, arg) {
-        (Spec::LowerHex, PrintArg::U64(v)) => write!(out, "{v:x}"),
-        (Spec::UpperHex, PrintArg::U64(v)) => write!(out, "{v:X}"),
-        (Spec::Precision(n), PrintArg::F64(v)) => write_c_float(out, v, n as usize),
-        (_, PrintArg::F64(v)) => write_c_float(out, v, 6),
-        (_, PrintArg::I64(v)) => write!(out, "{v}"),
-        (_, PrintArg::U64(v)) => write!(out, "{v}"),
-        (_, PrintArg::Bool(v)) => write!(out, "{v}"),
-        (_, PrintArg::Str(v)) => out.write_str(v),
-    }
-}
-
-/// C's `%.Nf`: fixed notation with `precision` decimals, `inf`, `nan`, signed zero.
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn write_c_float(
-    out: &mut impl core::fmt::Write,
-    value: f64,
-    precision: usize,
-) -> core::fmt::Result {
-    if value.is_nan() {
-        out.write_str(if value.is_sign_negative() {
-            "-nan"
-        } else {
-            "nan"
-        })
-    } else if value.is_infinite() {
-        out.write_str(if value < 0.0 { "-inf" } else { "inf" })
-    } else {
-        write!(out, "{value:.precision$}")
-    }
-}
-
-#[cfg(target_arch = "nvptx64")]
-mod gpu {
-    use super::PrintArg;
-    use core::arch::nvptx::{free, malloc, vprintf};
-    use core::ffi::c_void;
-
-    /// Stack space for the copies of string arguments (which need a NUL terminator); longer
-    /// strings go to the device heap.
-    const STRING_SCRATCH: usize = 128;
-
-    /// `vprintf(format, slots)` with each argument in an 8-byte slot.
-    #[inline(always)]
-    pub fn print<const N: usize>(format: *const u8, args: &[PrintArg; N]) {
-        let mut slots = [0u64; N];
-        let mut scratch = [0u8; STRING_SCRATCH];
-        let mut used = 0;
-        let mut heap = [core::ptr::null_mut::<u8>(); N];
-        for i in 0..N {
-            slots[i] = match args[i] {
-                PrintArg::I64(v) => v as u64,
-                PrintArg::U64(v) => v,
-                PrintArg::F64(v) => v.to_bits(),
-                PrintArg::Bool(v) => {
-                    let text: &'static core::ffi::CStr = if v { c"true" } else { c"false" };
-                    text.as_ptr() as u64
-                }
-                PrintArg::Str(s) => c_string(s, &mut scratch, &mut used, &mut heap[i]) as u64,
-            };
-        }
-        let slots_ptr = if N == 0 {
-            core::ptr::null()
-        } else {
-            slots.as_ptr() as *const c_void
-        };
-        // SAFETY: `format` is a NUL-terminated C format whose conversions match the slots.
-        unsafe {
-            vprintf(format, slots_ptr);
-        }
-        for block in heap {
-            if !block.is_null() {
-                // SAFETY: allocated by `malloc` in `c_string`.
-                unsafe { free(block.cast()) };
-            }
-        }
-    }
-
-    /// A NUL-terminated copy of `s`: in `scratch` when it fits, else on the device heap (noted
-    /// in `heap` to be freed), else truncated to what fits in `scratch`.
-    #[inline(never)]
-    fn c_string(
-        s: &str,
-        scratch: &mut [u8; STRING_SCRATCH],
-        used: &mut usize,
-        heap: &mut *mut u8,
-    ) -> *const u8 {
-        let bytes = s.as_bytes();
-        let free_space = STRING_SCRATCH - *used;
-        if bytes.len() < free_space {
-            let start = *used;
-            scratch[start..start + bytes.len()].copy_from_slice(bytes);
-            scratch[start + bytes.len()] = 0;
-            *used += bytes.len() + 1;
-            return scratch[start..].as_ptr();
-        }
-        // SAFETY: device-heap allocation, checked for null.
-        let block = unsafe { malloc(bytes.len() + 1) } as *mut u8;
-        if !block.is_null() {
-            // SAFETY: `block` holds `len + 1` bytes.
-            unsafe {
-                core::ptr::copy_nonoverlapping(bytes.as_ptr(), block, bytes.len());
-                *block.add(bytes.len()) = 0;
-            }
-            *heap = block;
-            return block;
-        }
-        // No heap left: print what fits.
-        let start = *used;
-        let keep = free_space.saturating_sub(1);
-        if keep == 0 {
-            return c"".as_ptr().cast();
-        }
-        scratch[start..start + keep].copy_from_slice(&bytes[..keep]);
-        scratch[start + keep] = 0;
-        *used = STRING_SCRATCH;
-        scratch[start..].as_ptr()
-    }
+    imp::print(format, pieces, specs, args)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::print::{format_line, write_c_float};
     use std::string::String;
 
     fn c_float(v: f64, precision: usize) -> String {

@@ -16,102 +16,156 @@
 //! }
 //! ```
 //!
-//! The handles ([`SharedArray`], [`SharedArray2d`], [`SharedSlice`]) are `Copy` pointers to the
-//! block's memory: copy them into helper functions freely. Writing through `tile[i] = x` needs a
-//! `let mut` binding (Rust's `IndexMut` takes `&mut self`); [`SharedArray::set`] and
-//! [`SharedArray::get`] work through a shared binding. Every index is bounds-checked (a panic
-//! naming the index and the length); the `unsafe` `get_unchecked`/`set_unchecked` skip the check
-//! for hot loops.
+//! # One handle, three shapes
+//! Every handle is a [`Shared<T, S>`]: a pointer to the block's memory and a [`Shape`] that
+//! turns an index into an offset, checking it. [`SharedArray<T, N>`] (`shared_array!(T; N)`),
+//! [`SharedArray2d<T, R, C>`] (`shared_array!(T; R, C)`, indexed `tile[(row, col)]`) and
+//! [`SharedSlice<T>`] (dynamic shared memory, length known at run time) are its three shapes, so
+//! every method exists once.
 //!
-//! On the simulator every plain access (`[i]`, `get`, `set`, and the unchecked forms) is reported
-//! to its race detector, which flags two threads touching the same bytes between two barriers
-//! when one of them writes. Atomic operations on shared memory ([`SharedArray::atomic_add`] and
-//! friends) are not reported: they never race.
+//! # Borrowing
+//! A handle is owned by the thread that declared it and is not `Copy`: reading (`tile[i]`,
+//! [`get`](Shared::get)) borrows it shared, writing (`tile[i] = x`, [`set`](Shared::set),
+//! the atomics) borrows it mutably, so a `&T` from `&tile[i]` cannot be held across a write
+//! through the same handle; the compiler rejects it (see [`Shared`]). Bind a handle with
+//! `let mut` to write through it, and pass `&tile` or `&mut tile` to helper functions. Every
+//! index is bounds-checked (a panic naming the index and the length); the `unsafe`
+//! `get_unchecked`/`set_unchecked` skip the check for hot loops.
+//!
+//! Threads of a block share the memory itself: one thread writing what another reads without a
+//! barrier between is a data race, the kernel author's duty as in CUDA C. On the simulator every
+//! plain access (`[i]`, `get`, `set`, and the unchecked forms) is reported to its race detector,
+//! which flags two threads touching the same bytes between two barriers when one of them writes.
+//! Atomic operations ([`Shared::atomic_add`] and friends) are not reported: they never race.
 //!
 //! Like CUDA's `__shared__` variables, a static shared array cannot depend on a generic parameter
 //! of the function declaring it (Rust does not allow generic statics): in generic kernels, take the
 //! memory from [`DynamicShared`] instead.
 
-use crate::bounds::{self, Container};
-#[cfg(not(target_arch = "nvptx64"))]
+use crate::backend::shared as imp;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
-/// Reports a plain access of `bytes` bytes at `address` to the simulator's race detector.
-#[inline(always)]
-#[track_caller]
-fn report_access(address: *const u8, bytes: usize, write: bool) {
-    #[cfg(not(target_arch = "nvptx64"))]
-    crate::sim::hooks().shared_access(address, bytes, write, core::panic::Location::caller());
-    #[cfg(target_arch = "nvptx64")]
-    let _ = (address, bytes, write);
+mod shape;
+pub use shape::{Dynamic, Fixed, Fixed2d, Shape};
+
+/// What the `shared_array!` expansion needs on the simulator (nothing on the GPU).
+#[doc(hidden)]
+pub use crate::backend::shared::macro_support as __macro_support;
+
+/// A block-wide array in shared memory: a pointer and a [`Shape`].
+///
+/// Reads borrow the handle shared and writes borrow it mutably, so a reference into the array
+/// cannot outlive a write through the same handle:
+///
+/// ```no_run
+/// use ferrocuda_device::prelude::*;
+///
+/// let mut tile = shared_array!(f32; 64);
+/// tile[0] = 1.0;
+/// let first = tile[0]; // a copy: the handle is free again
+/// tile.set(0, first + 1.0);
+/// let first = &tile[0];
+/// let doubled = *first * 2.0; // the last use of `first`
+/// tile.atomic_add(1, doubled);
+/// ```
+///
+/// Holding `&tile[0]` across `tile.set(0, x)` (or any other write, atomic included) does not
+/// compile:
+///
+/// ```compile_fail
+/// use ferrocuda_device::prelude::*;
+///
+/// let mut tile = shared_array!(f32; 64);
+/// tile[0] = 1.0;
+/// let first = &tile[0];
+/// tile.set(0, 2.0); // error: `tile` is borrowed by `first`
+/// let _ = *first;
+/// ```
+///
+/// ```compile_fail
+/// use ferrocuda_device::prelude::*;
+///
+/// let mut tile = shared_array!(u32; 64);
+/// let first = &tile[0];
+/// tile.atomic_add(0, 1); // error: `tile` is borrowed by `first`
+/// let _ = *first;
+/// ```
+///
+/// Nor can a handle be copied to write behind a reference:
+///
+/// ```compile_fail
+/// use ferrocuda_device::prelude::*;
+///
+/// let tile = shared_array!(f32; 64);
+/// let mut alias = tile; // moves `tile`
+/// alias.set(0, 2.0);
+/// let _ = tile[0]; // error: use of moved value
+/// ```
+pub struct Shared<T, S: Shape> {
+    ptr: *mut T,
+    shape: S,
+    /// The handle stands for the elements it reaches (and is neither `Send` nor `Sync`).
+    _elements: PhantomData<*mut T>,
 }
 
 /// A block-wide array of `N` elements of `T` in static shared memory, made by
-/// [`shared_array!`](crate::shared_array).
+/// [`shared_array!`](crate::shared_array) and indexed `tile[i]`.
 ///
-/// A `Copy` handle: every copy refers to the same memory. Shared memory starts uninitialised
-/// (garbage on the GPU): write each element before reading it, with a barrier in between when
-/// another thread wrote it.
-pub struct SharedArray<T, const N: usize> {
-    ptr: *mut T,
-}
+/// Shared memory starts uninitialised (garbage on the GPU): write each element before reading
+/// it, with a barrier in between when another thread wrote it.
+pub type SharedArray<T, const N: usize> = Shared<T, Fixed<N>>;
 
-impl<T, const N: usize> Clone for SharedArray<T, N> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T, const N: usize> Copy for SharedArray<T, N> {}
+/// A block-wide `R` x `C` row-major array in static shared memory, made by
+/// `shared_array!(T; R, C)` and indexed `tile[(row, col)]`.
+///
+/// Pad the row length to dodge bank conflicts as in CUDA: `shared_array!(f32; 16, 17)` for a
+/// 16x16 tile read by columns.
+pub type SharedArray2d<T, const R: usize, const C: usize> = Shared<T, Fixed2d<R, C>>;
 
-impl<T, const N: usize> core::fmt::Debug for SharedArray<T, N> {
+/// A block-wide array in shared memory whose length is known at run time: the dynamic shared
+/// memory of the launch ([`dynamic_shared_array`], [`DynamicShared::take`]) or a flat view of a
+/// 2-D array ([`Shared::flat`]).
+pub type SharedSlice<T> = Shared<T, Dynamic>;
+
+impl<T, S: Shape> core::fmt::Debug for Shared<T, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("SharedArray")
+        f.debug_struct("Shared")
             .field("ptr", &self.ptr)
-            .field("len", &N)
+            .field("shape", &self.shape)
             .finish()
     }
 }
 
-impl<T, const N: usize> SharedArray<T, N> {
-    /// The handle of the static at `ptr` (used by `shared_array!` on the GPU).
+impl<T, S: Shape> Shared<T, S> {
+    /// The handle of `shape.len()` elements at `ptr`.
     ///
     /// # Safety
-    /// `ptr` must point to `N` elements of block-shared memory, valid for the whole launch.
-    #[doc(hidden)]
+    /// `ptr` must point to `shape.len()` elements of block-shared memory, aligned for `T` and
+    /// valid for the whole launch, that no other handle of this thread reaches.
     #[inline(always)]
-    pub const unsafe fn __from_static(ptr: *mut T) -> Self {
-        SharedArray { ptr }
+    const unsafe fn from_raw(ptr: *mut T, shape: S) -> Self {
+        Shared {
+            ptr,
+            shape,
+            _elements: PhantomData,
+        }
     }
 
-    /// The block's copy of the array declared at `site` (used by `shared_array!` on the
-    /// simulator).
-    #[doc(hidden)]
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline]
-    #[track_caller]
-    pub fn __from_site(key: usize) -> Self {
-        let ptr = crate::sim::hooks().shared_static(crate::sim::SharedSite {
-            key,
-            bytes: core::mem::size_of::<[T; N]>(),
-            align: core::mem::align_of::<T>(),
-        });
-        SharedArray { ptr: ptr.cast() }
-    }
-
-    /// The number of elements, `N`.
+    /// The number of elements.
     #[inline(always)]
-    pub const fn len(&self) -> usize {
-        N
+    pub fn len(&self) -> usize {
+        self.shape.len()
     }
 
-    /// Whether the array has no elements (`N == 0`).
+    /// Whether the array has no elements.
     #[inline(always)]
-    pub const fn is_empty(&self) -> bool {
-        N == 0
+    pub fn is_empty(&self) -> bool {
+        self.shape.len() == 0
     }
 
-    /// A pointer to the first element (a generic address of shared memory on the GPU).
+    /// A pointer to the first element (a generic address of shared memory on the GPU). Element
+    /// `(r, c)` of a 2-D array is at offset `r * C + c`.
     #[inline(always)]
     pub const fn as_ptr(&self) -> *mut T {
         self.ptr
@@ -120,142 +174,142 @@ impl<T, const N: usize> SharedArray<T, N> {
     /// The element at `index`, copied out.
     ///
     /// # Panics
-    /// When `index >= N`.
+    /// When `index` is out of bounds.
     #[inline(always)]
     #[track_caller]
-    pub fn get(&self, index: usize) -> T
+    pub fn get(&self, index: S::Index) -> T
     where
         T: Copy,
     {
-        bounds::check(Container::SharedArray, index, N);
-        // SAFETY: checked above; the memory is valid for the launch.
-        unsafe { self.get_unchecked(index) }
+        *self.element(self.shape.offset(index), false)
     }
 
     /// Writes `value` at `index`.
     ///
     /// # Panics
-    /// When `index >= N`.
+    /// When `index` is out of bounds.
     #[inline(always)]
     #[track_caller]
-    pub fn set(&self, index: usize, value: T) {
-        bounds::check(Container::SharedArray, index, N);
-        // SAFETY: checked above.
-        unsafe { self.set_unchecked(index, value) }
+    pub fn set(&mut self, index: S::Index, value: T) {
+        let offset = self.shape.offset(index);
+        // SAFETY: `offset` was checked against the shape.
+        unsafe { self.write(offset, value) }
     }
 
     /// The element at `index`, without a bounds check.
     ///
     /// # Safety
-    /// `index < N`, and the element must have been written.
+    /// `index` is in bounds, and the element has been written.
     #[inline(always)]
     #[track_caller]
-    pub unsafe fn get_unchecked(&self, index: usize) -> T
+    pub unsafe fn get_unchecked(&self, index: S::Index) -> T
     where
         T: Copy,
     {
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), false);
-        unsafe { p.read() }
+        *self.element(self.shape.offset_unchecked(index), false)
     }
 
     /// Writes `value` at `index`, without a bounds check.
     ///
     /// # Safety
-    /// `index < N`.
+    /// `index` is in bounds.
     #[inline(always)]
     #[track_caller]
-    pub unsafe fn set_unchecked(&self, index: usize, value: T) {
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), true);
-        // `write`, not `*p = value`: the old contents may be uninitialised and must not be dropped.
+    pub unsafe fn set_unchecked(&mut self, index: S::Index, value: T) {
+        // SAFETY: the caller guarantees `index` is in bounds.
+        unsafe { self.write(self.shape.offset_unchecked(index), value) }
+    }
+
+    /// The element at `offset`, reported as a plain access (`write` when it is for `IndexMut`).
+    ///
+    /// An in-bounds `offset` is the callers' duty: `get` and `Index` pass checked offsets, the
+    /// unchecked accessors pass their own callers' promise.
+    #[inline(always)]
+    #[track_caller]
+    fn element(&self, offset: usize, write: bool) -> &T {
+        // SAFETY: `offset` is in bounds (see above), so the pointer stays inside the array.
+        let p = unsafe { self.ptr.add(offset) };
+        imp::report_access(p.cast(), core::mem::size_of::<T>(), write);
+        // SAFETY: in bounds and aligned; the memory is valid for the launch; every write through
+        // this handle needs `&mut self`, so nothing in this thread writes the element while the
+        // returned reference (tied to `&self`) lives.
+        unsafe { &*p }
+    }
+
+    /// Writes `value` at the in-bounds `offset`, reported as a plain write.
+    ///
+    /// # Safety
+    /// `offset < self.len()`.
+    #[inline(always)]
+    #[track_caller]
+    unsafe fn write(&mut self, offset: usize, value: T) {
+        // SAFETY: the caller guarantees `offset` is in bounds.
+        let p = unsafe { self.ptr.add(offset) };
+        imp::report_access(p.cast(), core::mem::size_of::<T>(), true);
+        // SAFETY: in bounds, aligned, valid for the launch, and `&mut self` excludes any live
+        // reference into the array from this handle. `write`, not `*p = value`: the old contents
+        // may be uninitialised and must not be dropped.
         unsafe { p.write(value) }
     }
 
     /// Checked pointer to the element at `index` for atomics (not reported as a plain access).
     #[inline(always)]
     #[track_caller]
-    fn atomic_slot(&self, index: usize) -> *mut T {
-        bounds::check(Container::SharedArray, index, N);
-        unsafe { self.ptr.add(index) }
+    fn atomic_slot(&self, index: S::Index) -> *mut T {
+        let offset = self.shape.offset(index);
+        // SAFETY: `offset` was checked against the shape.
+        unsafe { self.ptr.add(offset) }
     }
 }
 
-impl<T, const N: usize> Index<usize> for SharedArray<T, N> {
+impl<T, S: Shape> Index<S::Index> for Shared<T, S> {
     type Output = T;
     #[inline(always)]
     #[track_caller]
-    fn index(&self, index: usize) -> &T {
-        bounds::check(Container::SharedArray, index, N);
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), false);
-        // SAFETY: in bounds; block-shared memory stays valid for the launch.
-        unsafe { &*p }
+    fn index(&self, index: S::Index) -> &T {
+        self.element(self.shape.offset(index), false)
     }
 }
 
-impl<T, const N: usize> IndexMut<usize> for SharedArray<T, N> {
+impl<T, S: Shape> IndexMut<S::Index> for Shared<T, S> {
     #[inline(always)]
     #[track_caller]
-    fn index_mut(&mut self, index: usize) -> &mut T {
-        bounds::check(Container::SharedArray, index, N);
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), true);
-        // SAFETY: as in `index`.
+    fn index_mut(&mut self, index: S::Index) -> &mut T {
+        let offset = self.shape.offset(index);
+        // SAFETY: `offset` was checked against the shape.
+        let p = unsafe { self.ptr.add(offset) };
+        imp::report_access(p.cast(), core::mem::size_of::<T>(), true);
+        // SAFETY: in bounds, aligned and valid for the launch; `&mut self` makes the reference
+        // the only one into the array through this handle while it lives.
         unsafe { &mut *p }
     }
 }
 
-/// A block-wide `R` x `C` row-major array in static shared memory, made by
-/// `shared_array!(T; R, C)` and indexed `tile[(row, col)]`.
-///
-/// Pad the row length to dodge bank conflicts as in CUDA: `shared_array!(f32; 16, 17)` for a
-/// 16x16 tile read by columns.
-pub struct SharedArray2d<T, const R: usize, const C: usize> {
-    ptr: *mut T,
-}
+crate::atomic::atomic_methods!(impl[T, S: Shape] Shared<T, S>, S::Index);
 
-impl<T, const R: usize, const C: usize> Clone for SharedArray2d<T, R, C> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T, const R: usize, const C: usize> Copy for SharedArray2d<T, R, C> {}
-
-impl<T, const R: usize, const C: usize> core::fmt::Debug for SharedArray2d<T, R, C> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("SharedArray2d")
-            .field("ptr", &self.ptr)
-            .field("rows", &R)
-            .field("cols", &C)
-            .finish()
+impl<T, const N: usize> SharedArray<T, N> {
+    /// The handle of the static at `ptr` (used by `shared_array!`).
+    ///
+    /// # Safety
+    /// `ptr` must point to `N` elements of block-shared memory, valid for the whole launch.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub const unsafe fn __from_static(ptr: *mut T) -> Self {
+        // SAFETY: the caller's contract is `from_raw`'s.
+        unsafe { Shared::from_raw(ptr, Fixed) }
     }
 }
 
 impl<T, const R: usize, const C: usize> SharedArray2d<T, R, C> {
-    /// The handle of the static at `ptr` (used by `shared_array!` on the GPU).
+    /// The handle of the static at `ptr` (used by `shared_array!`).
     ///
     /// # Safety
     /// `ptr` must point to `R * C` elements of block-shared memory, valid for the whole launch.
     #[doc(hidden)]
     #[inline(always)]
     pub const unsafe fn __from_static(ptr: *mut T) -> Self {
-        SharedArray2d { ptr }
-    }
-
-    /// The block's copy of the array declared at `site` (used by `shared_array!` on the
-    /// simulator).
-    #[doc(hidden)]
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline]
-    #[track_caller]
-    pub fn __from_site(key: usize) -> Self {
-        let ptr = crate::sim::hooks().shared_static(crate::sim::SharedSite {
-            key,
-            bytes: core::mem::size_of::<[[T; C]; R]>(),
-            align: core::mem::align_of::<T>(),
-        });
-        SharedArray2d { ptr: ptr.cast() }
+        // SAFETY: the caller's contract is `from_raw`'s.
+        unsafe { Shared::from_raw(ptr, Fixed2d) }
     }
 
     /// The number of rows, `R`.
@@ -270,277 +324,21 @@ impl<T, const R: usize, const C: usize> SharedArray2d<T, R, C> {
         C
     }
 
-    /// The number of elements, `R * C`.
-    #[inline(always)]
-    pub const fn len(&self) -> usize {
-        R * C
-    }
-
-    /// Whether the array has no elements.
-    #[inline(always)]
-    pub const fn is_empty(&self) -> bool {
-        R * C == 0
-    }
-
-    /// A pointer to element (0, 0); element (r, c) is at offset `r * C + c`.
-    #[inline(always)]
-    pub const fn as_ptr(&self) -> *mut T {
-        self.ptr
-    }
-
     /// The whole array as a one-dimensional handle over its `R * C` elements in row-major order.
+    /// It takes the 2-D handle, so the two never alias.
     #[inline(always)]
-    pub fn flat(&self) -> SharedSlice<T> {
-        SharedSlice {
-            ptr: self.ptr,
-            len: R * C,
-        }
+    pub fn flat(self) -> SharedSlice<T> {
+        // SAFETY: the same `R * C` elements; `self` is consumed, so no other handle of this
+        // thread reaches them.
+        unsafe { Shared::from_raw(self.ptr, Dynamic::new(R * C)) }
     }
-
-    /// The element at `(row, col)`, copied out.
-    ///
-    /// # Panics
-    /// When `row >= R` or `col >= C`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn get(&self, (row, col): (usize, usize)) -> T
-    where
-        T: Copy,
-    {
-        bounds::check_2d(Container::SharedArray, (row, col), (R, C));
-        unsafe { self.get_unchecked((row, col)) }
-    }
-
-    /// Writes `value` at `(row, col)`.
-    ///
-    /// # Panics
-    /// When `row >= R` or `col >= C`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn set(&self, (row, col): (usize, usize), value: T) {
-        bounds::check_2d(Container::SharedArray, (row, col), (R, C));
-        unsafe { self.set_unchecked((row, col), value) }
-    }
-
-    /// The element at `(row, col)`, without bounds checks.
-    ///
-    /// # Safety
-    /// `row < R`, `col < C`, and the element must have been written.
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn get_unchecked(&self, (row, col): (usize, usize)) -> T
-    where
-        T: Copy,
-    {
-        let p = unsafe { self.ptr.add(row * C + col) };
-        report_access(p.cast(), core::mem::size_of::<T>(), false);
-        unsafe { p.read() }
-    }
-
-    /// Writes `value` at `(row, col)`, without bounds checks.
-    ///
-    /// # Safety
-    /// `row < R` and `col < C`.
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn set_unchecked(&self, (row, col): (usize, usize), value: T) {
-        let p = unsafe { self.ptr.add(row * C + col) };
-        report_access(p.cast(), core::mem::size_of::<T>(), true);
-        unsafe { p.write(value) }
-    }
-
-    /// Checked pointer to element `(row, col)` for atomics.
-    #[inline(always)]
-    #[track_caller]
-    fn atomic_slot(&self, (row, col): (usize, usize)) -> *mut T {
-        bounds::check_2d(Container::SharedArray, (row, col), (R, C));
-        unsafe { self.ptr.add(row * C + col) }
-    }
-}
-
-impl<T, const R: usize, const C: usize> Index<(usize, usize)> for SharedArray2d<T, R, C> {
-    type Output = T;
-    #[inline(always)]
-    #[track_caller]
-    fn index(&self, (row, col): (usize, usize)) -> &T {
-        bounds::check_2d(Container::SharedArray, (row, col), (R, C));
-        let p = unsafe { self.ptr.add(row * C + col) };
-        report_access(p.cast(), core::mem::size_of::<T>(), false);
-        unsafe { &*p }
-    }
-}
-
-impl<T, const R: usize, const C: usize> IndexMut<(usize, usize)> for SharedArray2d<T, R, C> {
-    #[inline(always)]
-    #[track_caller]
-    fn index_mut(&mut self, (row, col): (usize, usize)) -> &mut T {
-        bounds::check_2d(Container::SharedArray, (row, col), (R, C));
-        let p = unsafe { self.ptr.add(row * C + col) };
-        report_access(p.cast(), core::mem::size_of::<T>(), true);
-        unsafe { &mut *p }
-    }
-}
-
-/// A block-wide array in shared memory whose length is known at run time: the dynamic shared
-/// memory of the launch ([`dynamic_shared_array`], [`DynamicShared::take`]) or a flat view of a
-/// 2-D array ([`SharedArray2d::flat`]).
-pub struct SharedSlice<T> {
-    ptr: *mut T,
-    len: usize,
-}
-
-impl<T> Clone for SharedSlice<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for SharedSlice<T> {}
-
-impl<T> core::fmt::Debug for SharedSlice<T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("SharedSlice")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
-            .finish()
-    }
-}
-
-impl<T> SharedSlice<T> {
-    /// The number of elements.
-    #[inline(always)]
-    pub const fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the slice has no elements.
-    #[inline(always)]
-    pub const fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// A pointer to the first element.
-    #[inline(always)]
-    pub const fn as_ptr(&self) -> *mut T {
-        self.ptr
-    }
-
-    /// The element at `index`, copied out.
-    ///
-    /// # Panics
-    /// When `index >= self.len()`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn get(&self, index: usize) -> T
-    where
-        T: Copy,
-    {
-        bounds::check(Container::SharedArray, index, self.len);
-        unsafe { self.get_unchecked(index) }
-    }
-
-    /// Writes `value` at `index`.
-    ///
-    /// # Panics
-    /// When `index >= self.len()`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn set(&self, index: usize, value: T) {
-        bounds::check(Container::SharedArray, index, self.len);
-        unsafe { self.set_unchecked(index, value) }
-    }
-
-    /// The element at `index`, without a bounds check.
-    ///
-    /// # Safety
-    /// `index < self.len()`, and the element must have been written.
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn get_unchecked(&self, index: usize) -> T
-    where
-        T: Copy,
-    {
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), false);
-        unsafe { p.read() }
-    }
-
-    /// Writes `value` at `index`, without a bounds check.
-    ///
-    /// # Safety
-    /// `index < self.len()`.
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn set_unchecked(&self, index: usize, value: T) {
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), true);
-        unsafe { p.write(value) }
-    }
-
-    /// Checked pointer to the element at `index` for atomics.
-    #[inline(always)]
-    #[track_caller]
-    fn atomic_slot(&self, index: usize) -> *mut T {
-        bounds::check(Container::SharedArray, index, self.len);
-        unsafe { self.ptr.add(index) }
-    }
-}
-
-impl<T> Index<usize> for SharedSlice<T> {
-    type Output = T;
-    #[inline(always)]
-    #[track_caller]
-    fn index(&self, index: usize) -> &T {
-        bounds::check(Container::SharedArray, index, self.len);
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), false);
-        unsafe { &*p }
-    }
-}
-
-impl<T> IndexMut<usize> for SharedSlice<T> {
-    #[inline(always)]
-    #[track_caller]
-    fn index_mut(&mut self, index: usize) -> &mut T {
-        bounds::check(Container::SharedArray, index, self.len);
-        let p = unsafe { self.ptr.add(index) };
-        report_access(p.cast(), core::mem::size_of::<T>(), true);
-        unsafe { &mut *p }
-    }
-}
-
-crate::atomic::atomic_methods!(impl[T, const N: usize] SharedArray<T, N>, usize);
-crate::atomic::atomic_methods!(impl[T, const R: usize, const C: usize] SharedArray2d<T, R, C>, (usize, usize));
-crate::atomic::atomic_methods!(impl[T] SharedSlice<T>, usize);
-
-/// Asking `gpu_launch_sized_workgroup_mem` for this type aligns the dynamic region to 16 bytes.
-#[cfg(target_arch = "nvptx64")]
-#[repr(C, align(16))]
-struct Align16([u8; 16]);
-
-/// The block's dynamic shared memory: base address and size in bytes (the launch's
-/// `shared_mem` argument).
-#[inline(always)]
-fn dynamic_region() -> (*mut u8, usize) {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let base = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Align16>();
-        let size: u32;
-        // SAFETY: reads a special register.
-        unsafe {
-            core::arch::asm!("mov.u32 {size}, %dynamic_smem_size;", size = out(reg32) size,
-                options(pure, nomem, nostack));
-        }
-        (base.cast(), size as usize)
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    crate::sim::hooks().shared_dynamic()
 }
 
 /// The launch's whole dynamic shared memory as an array of `T` (CUDA's
 /// `extern __shared__ T buf[]`): `shared_mem_bytes / size_of::<T>()` elements.
 ///
-/// Every call returns the same memory, whatever `T`. To lay several arrays out in it, use
-/// [`DynamicShared`].
+/// Every call returns the same memory, whatever `T`: call it once per kernel (or take its handle
+/// by reference). To lay several arrays out in it, use [`DynamicShared`].
 #[inline(always)]
 pub fn dynamic_shared_array<T>() -> SharedSlice<T> {
     DynamicShared::new().take_rest::<T>()
@@ -555,7 +353,8 @@ pub fn dynamic_shared_array<T>() -> SharedSlice<T> {
 /// ```
 ///
 /// Every thread of the block must take the same sizes in the same order (so that they agree on
-/// where each array lies), like the offsets into `extern __shared__` memory in CUDA C.
+/// where each array lies), like the offsets into `extern __shared__` memory in CUDA C. Make one
+/// carver per kernel: two carvers hand out the same memory.
 #[derive(Debug)]
 pub struct DynamicShared {
     base: *mut u8,
@@ -573,7 +372,7 @@ impl DynamicShared {
     /// A carver over the whole dynamic shared memory of this launch, starting at its beginning.
     #[inline(always)]
     pub fn new() -> Self {
-        let (base, size) = dynamic_region();
+        let (base, size) = imp::dynamic_region();
         DynamicShared {
             base,
             size,
@@ -608,13 +407,11 @@ impl DynamicShared {
         match bytes.and_then(|b| b.checked_add(start)) {
             Some(end) if end <= self.size => {
                 self.offset = end;
-                // SAFETY: `start..end` lies inside the region.
-                SharedSlice {
-                    ptr: unsafe { self.base.add(start) }.cast(),
-                    len,
-                }
+                // SAFETY: `start..end` lies inside the region, is aligned for `T`, and this
+                // carver hands it out once.
+                unsafe { Shared::from_raw(self.base.add(start).cast(), Dynamic::new(len)) }
             }
-            _ => too_small(self.size, start, len, core::mem::size_of::<T>()),
+            _ => imp::too_small(self.size, start, len, core::mem::size_of::<T>()),
         }
     }
 
@@ -627,62 +424,9 @@ impl DynamicShared {
         let start = (self.offset + (address.wrapping_neg() & (align - 1))).min(self.size);
         let len = (self.size - start) / core::mem::size_of::<T>().max(1);
         self.offset = start + len * core::mem::size_of::<T>();
-        // SAFETY: `start..offset` lies inside the region.
-        SharedSlice {
-            ptr: unsafe { self.base.add(start) }.cast(),
-            len,
-        }
-    }
-}
-
-/// The panic of [`DynamicShared::take`].
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn too_small(size: usize, offset: usize, len: usize, elem: usize) -> ! {
-    #[cfg(not(target_arch = "nvptx64"))]
-    panic!(
-        "dynamic shared memory too small: taking {len} elements of {elem} bytes at byte offset {offset} needs {} bytes, but the launch gave {size} bytes (set it with `.shared_mem(bytes)` or the fourth `launch!` argument)",
-        offset as u128 + len as u128 * elem as u128
-    );
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = (size, offset, len, elem);
-        panic!(
-            "dynamic shared memory too small for DynamicShared::take (set it with `.shared_mem(bytes)`; run on the simulator to see the sizes)"
-        )
-    }
-}
-
-/// A declaration site of a static shared array on the simulator: its address is the site's key.
-#[doc(hidden)]
-#[cfg(not(target_arch = "nvptx64"))]
-pub struct SiteMarker<A> {
-    _byte: u8,
-    _array: PhantomData<fn() -> A>,
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl<A> Default for SiteMarker<A> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl<A> SiteMarker<A> {
-    /// A marker (one byte, so that every site has its own address).
-    pub const fn new() -> Self {
-        SiteMarker {
-            _byte: 0,
-            _array: PhantomData,
-        }
-    }
-
-    /// The key identifying this site.
-    #[inline(always)]
-    pub fn key(&'static self) -> usize {
-        self as *const Self as usize
+        // SAFETY: `start..offset` lies inside the region (`start <= size`), is aligned for `T`
+        // when non-empty, and this carver hands it out once.
+        unsafe { Shared::from_raw(self.base.add(start).cast(), Dynamic::new(len)) }
     }
 }
 
@@ -695,65 +439,18 @@ impl<A> SiteMarker<A> {
 ///   [`SharedArray2d`](crate::shared::SharedArray2d), indexed `tile[(row, col)]`.
 ///
 /// Sizes are constant expressions. Each use of the macro is one array per block, as a
-/// `__shared__` variable: a loop or a helper function reaching the same line sees the same memory.
-/// Bind the handle with `let mut` to write through `tile[i] = x`.
-#[cfg(target_arch = "nvptx64")]
+/// `__shared__` variable: a loop or a helper function reaching the same line sees the same memory
+/// (so declare an array once per kernel and lend the handle out by reference). Bind the handle
+/// with `let mut` to write through it.
 #[macro_export]
 macro_rules! shared_array {
-    ($t:ty; $n:expr $(,)?) => {{
-        // `#[used]` keeps LTO from optimising the static as ordinary memory before the builder's
-        // link step moves every global of section ".shared" to shared memory (`.shared`).
-        #[unsafe(link_section = ".shared")]
-        #[used]
-        static mut __FERROCUDA_SHARED: ::core::mem::MaybeUninit<[$t; $n]> =
-            ::core::mem::MaybeUninit::uninit();
-        // SAFETY: the static is block-shared memory of exactly this type, valid for the launch.
-        unsafe {
-            $crate::shared::SharedArray::<$t, { $n }>::__from_static(
-                (&raw mut __FERROCUDA_SHARED).cast::<$t>(),
-            )
-        }
-    }};
-    ($t:ty; $rows:expr, $cols:expr $(,)?) => {{
-        #[unsafe(link_section = ".shared")]
-        #[used]
-        static mut __FERROCUDA_SHARED: ::core::mem::MaybeUninit<[[$t; $cols]; $rows]> =
-            ::core::mem::MaybeUninit::uninit();
-        // SAFETY: as above.
-        unsafe {
-            $crate::shared::SharedArray2d::<$t, { $rows }, { $cols }>::__from_static(
-                (&raw mut __FERROCUDA_SHARED).cast::<$t>(),
-            )
-        }
-    }};
-}
-
-/// Declares a block-wide array in static shared memory and returns its handle: CUDA's
-/// `__shared__ T tile[N]` (or `[R][C]`), one line in a kernel body.
-///
-/// - `shared_array!(f32; 256)` is a [`SharedArray<f32, 256>`](crate::shared::SharedArray),
-///   indexed `tile[i]`;
-/// - `shared_array!(f32; 16, 17)` is a 16-row, 17-column
-///   [`SharedArray2d`](crate::shared::SharedArray2d), indexed `tile[(row, col)]`.
-///
-/// Sizes are constant expressions. Each use of the macro is one array per block, as a
-/// `__shared__` variable: a loop or a helper function reaching the same line sees the same memory.
-/// Bind the handle with `let mut` to write through `tile[i] = x`.
-#[cfg(not(target_arch = "nvptx64"))]
-#[macro_export]
-macro_rules! shared_array {
-    ($t:ty; $n:expr $(,)?) => {{
-        // One byte whose address names this declaration site; its type mentions the array type so
-        // that a generic element type is rejected here as it is on the GPU.
-        static __FERROCUDA_SITE: $crate::shared::SiteMarker<[$t; $n]> =
-            $crate::shared::SiteMarker::new();
-        $crate::shared::SharedArray::<$t, { $n }>::__from_site(__FERROCUDA_SITE.key())
-    }};
-    ($t:ty; $rows:expr, $cols:expr $(,)?) => {{
-        static __FERROCUDA_SITE: $crate::shared::SiteMarker<[[$t; $cols]; $rows]> =
-            $crate::shared::SiteMarker::new();
-        $crate::shared::SharedArray2d::<$t, { $rows }, { $cols }>::__from_site(
-            __FERROCUDA_SITE.key(),
+    ($t:ty; $n:expr $(,)?) => {
+        $crate::__shared_static!($crate::shared::SharedArray<$t, { $n }>, [$t; $n])
+    };
+    ($t:ty; $rows:expr, $cols:expr $(,)?) => {
+        $crate::__shared_static!(
+            $crate::shared::SharedArray2d<$t, { $rows }, { $cols }>,
+            [[$t; $cols]; $rows]
         )
-    }};
+    };
 }

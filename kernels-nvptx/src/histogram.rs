@@ -33,7 +33,7 @@ pub fn histogram_global(data: &[u32], bins: &mut [u32]) {
 #[kernel]
 pub fn histogram_shared(data: &[u32], bins: &mut [u32]) {
     assert!(bins.len() == BINS, "histogram_shared needs 256 bins");
-    let local = shared_array!(u32; BINS);
+    let mut local = shared_array!(u32; BINS);
     let t = thread_idx().x as usize;
     let step = block_dim().x as usize;
     let mut k = t;

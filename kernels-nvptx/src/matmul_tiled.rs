@@ -64,8 +64,8 @@ pub fn matmul_tiled_unchecked(a: &[f32], b: &[f32], c: &mut [f32], m: u32, n: u3
         block_dim().x as usize == TILE && block_dim().y as usize == TILE,
         "matmul_tiled_unchecked needs blocks of 16 x 16 threads"
     );
-    let tile_a = shared_array!(f32; TILE, TILE);
-    let tile_b = shared_array!(f32; TILE, TILE);
+    let mut tile_a = shared_array!(f32; TILE, TILE);
+    let mut tile_b = shared_array!(f32; TILE, TILE);
     let (m, n, p) = (m as usize, n as usize, p as usize);
     let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
     let row = block_idx().y as usize * TILE + ty;

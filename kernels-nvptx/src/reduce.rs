@@ -68,7 +68,7 @@ pub fn sum_warp_shuffle(input: &[f32], out: &mut [f32]) {
         threads.is_multiple_of(WARP_SIZE as usize),
         "sum_warp_shuffle needs a block size that is a multiple of 32"
     );
-    let warp_sums = shared_array!(f32; 32);
+    let mut warp_sums = shared_array!(f32; 32);
     // SAFETY: every bit pattern is a valid f32, so the aligned middle of `input` can be read as
     // groups of four.
     let (head, body, tail) = unsafe { input.align_to::<Float4>() };

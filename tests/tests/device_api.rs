@@ -3,6 +3,7 @@
 //! whose sizes are not multiples of the block, on the simulator and the GPU.
 
 use ferrocuda::KernelPanic;
+use ferrocuda::device::__math_operand;
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng, ulps32, ulps64};
 use rand::Rng;
@@ -33,6 +34,115 @@ fn ulps(a: f64, b: f64, single: bool) -> u64 {
         ulps32(a as f32, b as f32)
     } else {
         ulps64(a, b)
+    }
+}
+
+/// Inputs of the math tests besides the random ones in [-10, 10): signed zeros, halves, small,
+/// large (`e^80` is finite in `f32`), infinities and NaN.
+const SPECIAL_INPUTS: [f64; 12] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    2.5,
+    -2.5,
+    1e-3,
+    80.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+];
+
+/// One expected output of the math kernel: the function, std's value, the tolerance in ulp.
+type Expected<T> = (&'static str, T, u64);
+
+/// Std's result of one function, flattened like the kernel's output row (`sin_cos` is two).
+trait Flatten<T> {
+    fn push_into(self, name: &'static str, tolerance: u64, rows: &mut Vec<Expected<T>>);
+}
+
+impl<T> Flatten<T> for T {
+    fn push_into(self, name: &'static str, tolerance: u64, rows: &mut Vec<Expected<T>>) {
+        rows.push((name, self, tolerance));
+    }
+}
+
+impl<T> Flatten<T> for (T, T) {
+    fn push_into(self, name: &'static str, tolerance: u64, rows: &mut Vec<Expected<T>>) {
+        rows.push((name, self.0, tolerance));
+        rows.push((name, self.1, tolerance));
+    }
+}
+
+/// The CPU reference of the math kernel, from the same table: for each line, std's method of the
+/// same name (or the line's `std[...]`) on the line's operands, with the line's tolerance.
+macro_rules! math_expectations {
+    ([$t:ident] $(
+        $(#[$doc:meta])*
+        $name:ident($($param:ident: $pty:ty),*) -> $ret:tt,
+        lower[$($lower:tt)*], test[$first:tt $(, $op:tt)*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
+    )*) => {
+        |x: $t| -> Vec<Expected<$t>> {
+            let mut rows = Vec::new();
+            $(
+                let value = math_expectations!(@reference $t, x, $name, [$first $(, $op)*], [$($($std)*)?]);
+                let tolerance = [$($ulp,)? ferrocuda::device::math::MATH_ULP_TOLERANCE][0];
+                Flatten::push_into(value, stringify!($name), tolerance, &mut rows);
+            )*
+            rows
+        }
+    };
+    (@reference $t:ident, $x:ident, $name:ident, [$first:tt $(, $op:tt)*], []) => {
+        $t::$name(__math_operand!($x, $first) $(, __math_operand!($x, $op))*)
+    };
+    (@reference $t:ident, $x:ident, $name:ident, [$first:tt $(, $op:tt)*], [$($std:tt)+]) => {{
+        let reference: fn($t) -> $t = $($std)+;
+        reference(__math_operand!($x, $first))
+    }};
+}
+
+/// CPU reference of `api_shuffle_kinds`: lane `l` of warp `w` reads the lane named by each kind.
+fn expected_shuffles<T: Copy>(input: &[T], fill: T) -> Vec<T> {
+    let value = |j: usize| input.get(j).copied().unwrap_or(fill);
+    let mut expected = Vec::with_capacity(4 * input.len());
+    for i in 0..input.len() {
+        let (base, lane) = (i - i % 32, i % 32);
+        expected.push(value(base + lane / 8 * 8 + 3));
+        expected.push(if lane >= 1 { value(i - 1) } else { value(i) });
+        expected.push(if lane % 16 + 2 < 16 {
+            value(i + 2)
+        } else {
+            value(i)
+        });
+        expected.push(value(base + (lane ^ 5)));
+    }
+    expected
+}
+
+/// Runs `api_shuffle_kinds` for every type of the shuffle table and checks it bit for bit.
+macro_rules! shuffle_checks {
+    ([$device:ident, $rng:ident] $($t:ty => $carrier:ident, $to:expr, $from:expr;)*) => {$(
+        let (n, block) = (200usize, 64usize);
+        let input: Vec<$t> = (0..n).map(|_| $rng.random()).collect();
+        let fill: $t = $rng.random();
+        let mut out = DeviceBuffer::<$t>::zeros($device, 4 * n).unwrap();
+        launch!(api_shuffle_kinds::<$t>[blocks(n, block), block as u32](&input, fill, &mut out)).unwrap();
+        let expected = expected_shuffles(&input, fill);
+        assert_eq!(out.to_vec().unwrap(), expected, "shuffles of {}", stringify!($t));
+    )*};
+}
+
+/// Compares one output row of the math kernel with std's values (`single`: in `f32` ulps).
+fn check_math_row<T: Into<f64> + Copy>(x: f64, got: &[T], expected: &[Expected<T>], single: bool) {
+    assert_eq!(got.len(), expected.len(), "outputs per input");
+    for (&got, &(name, want, tolerance)) in got.iter().zip(expected) {
+        let (got, want) = (got.into(), want.into());
+        assert!(
+            ulps(got, want, single) <= tolerance,
+            "{name}({x:e}): got {got:e}, std {want:e} ({} ulp, tolerance {tolerance})",
+            ulps(got, want, single)
+        );
     }
 }
 
@@ -260,6 +370,12 @@ device_tests! {
         assert_eq!(out32.to_vec().unwrap(), expected32);
     }
 
+    fn shuffle_kinds_on_every_shuffle_type(device) {
+        let _serial = serial(device);
+        let mut rng = rng("shuffle_kinds");
+        ferrocuda::device::__shuffle_values!(shuffle_checks, [device, rng]);
+    }
+
     fn warp_votes_and_lanes(device) {
         let _serial = serial(device);
         let mut rng = rng("warp_votes");
@@ -285,51 +401,35 @@ device_tests! {
         assert_eq!(out.to_vec().unwrap(), expected);
     }
 
-    fn math_f32_within_2_ulp(device) {
+    fn math_f32_matches_std(device) {
         let _serial = serial(device);
-        let mut rng = rng("math_f32");
-        let mut input: Vec<f32> = (0..3001).map(|_| rng.random_range(-10.0..10.0)).collect();
-        input.extend([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 1e-3, 88.0, f32::INFINITY, f32::NAN]);
-        let n = input.len();
-        let mut out = DeviceBuffer::<f32>::zeros(device, API_MATH_RESULTS * n).unwrap();
-        launch!(api_math_f32[blocks(n, 128), 128](&input, &mut out)).unwrap();
+        let mut input: Vec<f32> = {
+            let mut rng = rng("math_f32");
+            (0..3001).map(|_| rng.random_range(-10.0..10.0)).collect()
+        };
+        input.extend(SPECIAL_INPUTS.map(|x| x as f32));
+        let mut out = DeviceBuffer::<f32>::zeros(device, API_MATH_RESULTS * input.len()).unwrap();
+        launch!(api_math::<f32>[blocks(input.len(), 128), 128](&input, &mut out)).unwrap();
         let out = out.to_vec().unwrap();
+        let expected = ferrocuda::device::__math_functions!(math_expectations, [f32]);
         for (i, &x) in input.iter().enumerate() {
-            let a = x.abs();
-            let expected = [
-                a.sqrt(), 1.0 / a.sqrt(), x.cbrt(), x.exp(), x.exp2(), a.ln(), a.log2(), a.log10(),
-                x.sin(), x.cos(), x.tan(), x.tanh(), a.powf(1.5), x.powi(3), x.floor(), x.ceil(),
-                x.round(), x.trunc(), x.abs(), x.mul_add(2.0, 1.0), x.min(0.5), x.max(0.5),
-                1f32.copysign(x), x.atan2(2.0),
-            ];
-            for (k, &e) in expected.iter().enumerate() {
-                let got = out[API_MATH_RESULTS * i + k];
-                assert!(ulps(got as f64, e as f64, true) <= 2, "function {k} of {x:e}: got {got:e}, std {e:e}");
-            }
+            check_math_row(x as f64, &out[API_MATH_RESULTS * i..][..API_MATH_RESULTS], &expected(x), true);
         }
     }
 
-    fn math_f64_within_2_ulp(device) {
+    fn math_f64_matches_std(device) {
         let _serial = serial(device);
-        let mut rng = rng("math_f64");
-        let mut input: Vec<f64> = (0..3001).map(|_| rng.random_range(-10.0..10.0)).collect();
-        input.extend([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 1e-3, 700.0, f64::INFINITY, f64::NAN]);
-        let n = input.len();
-        let mut out = DeviceBuffer::<f64>::zeros(device, API_MATH_RESULTS * n).unwrap();
-        launch!(api_math_f64[blocks(n, 128), 128](&input, &mut out)).unwrap();
+        let mut input: Vec<f64> = {
+            let mut rng = rng("math_f64");
+            (0..3001).map(|_| rng.random_range(-10.0..10.0)).collect()
+        };
+        input.extend(SPECIAL_INPUTS);
+        let mut out = DeviceBuffer::<f64>::zeros(device, API_MATH_RESULTS * input.len()).unwrap();
+        launch!(api_math::<f64>[blocks(input.len(), 128), 128](&input, &mut out)).unwrap();
         let out = out.to_vec().unwrap();
+        let expected = ferrocuda::device::__math_functions!(math_expectations, [f64]);
         for (i, &x) in input.iter().enumerate() {
-            let a = x.abs();
-            let expected = [
-                a.sqrt(), 1.0 / a.sqrt(), x.cbrt(), x.exp(), x.exp2(), a.ln(), a.log2(), a.log10(),
-                x.sin(), x.cos(), x.tan(), x.tanh(), a.powf(1.5), x.powi(3), x.floor(), x.ceil(),
-                x.round(), x.trunc(), x.abs(), x.mul_add(2.0, 1.0), x.min(0.5), x.max(0.5),
-                1f64.copysign(x), x.atan2(2.0),
-            ];
-            for (k, &e) in expected.iter().enumerate() {
-                let got = out[API_MATH_RESULTS * i + k];
-                assert!(ulps(got, e, false) <= 2, "function {k} of {x:e}: got {got:e}, std {e:e}");
-            }
+            check_math_row(x, &out[API_MATH_RESULTS * i..][..API_MATH_RESULTS], &expected(x), false);
         }
     }
 

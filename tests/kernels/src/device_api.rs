@@ -3,10 +3,14 @@
 //! constant memory and matrix views. `tests/tests/device_api.rs` checks each against a CPU
 //! reference; `tests/tests/ptx.rs`-style checks look for the PTX they must produce.
 
+use core::ops::Div;
+use ferrocuda::device::__math_operand;
 use ferrocuda::device::atomic::Ordering;
+use ferrocuda::device::math::__table_support::Literal;
 use ferrocuda::device::math::{
     fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
 };
+use ferrocuda::device::warp::ShuffleValue;
 use ferrocuda::prelude::*;
 
 /// Block size of the shared-memory kernels with static arrays.
@@ -118,7 +122,7 @@ pub fn api_atomic_floats(
     extremes64: &mut [f64],
     block_sums: &mut [f32],
 ) {
-    let block_total = shared_array!(f32; 1);
+    let mut block_total = shared_array!(f32; 1);
     if thread_idx().x == 0 {
         block_total.set(0, 0.0);
     }
@@ -235,6 +239,28 @@ pub fn api_warp_shuffles(input: &[i64], out: &mut [i64], out32: &mut [u32]) {
     }
 }
 
+/// Every shuffle kind on every shuffle type, for each thread `i` (blocks of multiples of 32):
+/// `out[4i..4i+4] = [lane 3's value (groups of 8), the value of lane - 1 (up), of lane + 2 in
+/// groups of 16 (down), of lane ^ 5 (xor)]`; lanes past the end of `input` shuffle `fill`.
+///
+/// The instances are the types of the shuffle table (`ferrocuda::device::__shuffle_values!`):
+/// `tests/tests/device_api.rs` launches one per line of the table, so a type missing here does
+/// not compile there.
+#[kernel(instances(i32, u32, f32, i64, u64, f64))]
+pub fn api_shuffle_kinds<T: ShuffleValue>(input: &[T], fill: T, out: &mut [T]) {
+    let i = grid!(1);
+    let v = if i < input.len() { input[i] } else { fill };
+    let results = [
+        shfl_sync(FULL_MASK, v, 3, 8),
+        shfl_up_sync(FULL_MASK, v, 1, 32),
+        shfl_down_sync(FULL_MASK, v, 2, 16),
+        shfl_xor_sync(FULL_MASK, v, 5, 32),
+    ];
+    if i < input.len() {
+        out[4 * i..4 * i + 4].copy_from_slice(&results);
+    }
+}
+
 /// Votes per warp, for each thread `i` (blocks of multiples of 32): `out[6i..6i+6] =
 /// [ballot(v > 0), any(v > 100), all(v >= 0), lane_id, warp_id, active_mask]`, the active mask
 /// taken first, while the whole warp runs.
@@ -257,85 +283,72 @@ pub fn api_warp_votes(input: &[i32], out: &mut [u32]) {
     }
 }
 
-/// Number of results per element of [`api_math_f32`] and [`api_math_f64`].
-pub const API_MATH_RESULTS: usize = 24;
+/// Writes one math function's result into the output row: one value, or two (`sin_cos`).
+pub trait MathResult<T> {
+    /// How many values it writes.
+    const COUNT: usize;
+    /// Writes them at the start of `out`.
+    fn write_results(self, out: &mut [T]);
+}
 
-/// Every `DeviceFloat` method on `x = input[i]` (f32): `out[24i + k]` for the k-th of
-/// sqrt, rsqrt, cbrt, exp, exp2, ln, log2, log10, sin, cos, tan, tanh, powf(x, 1.5), powi(x, 3),
-/// floor, ceil, round, trunc, abs, mul_add(x, 2, 1), min(x, 0.5), max(x, 0.5),
-/// copysign(1, x), atan2(x, 2).
-#[kernel]
-pub fn api_math_f32(input: &[f32], out: &mut [f32]) {
-    let i = grid!(1);
-    if i < input.len() {
-        let x = input[i];
-        let a = x.abs();
-        let results = [
-            a.sqrt(),
-            DeviceFloat::rsqrt(a),
-            x.cbrt(),
-            x.exp(),
-            x.exp2(),
-            a.ln(),
-            a.log2(),
-            a.log10(),
-            x.sin(),
-            x.cos(),
-            x.tan(),
-            x.tanh(),
-            a.powf(1.5),
-            x.powi(3),
-            x.floor(),
-            x.ceil(),
-            x.round(),
-            x.trunc(),
-            x.abs(),
-            x.mul_add(2.0, 1.0),
-            x.min(0.5),
-            x.max(0.5),
-            1f32.copysign(x),
-            x.atan2(2.0),
-        ];
-        out[API_MATH_RESULTS * i..API_MATH_RESULTS * (i + 1)].copy_from_slice(&results);
+impl<T> MathResult<T> for T {
+    const COUNT: usize = 1;
+    #[inline(always)]
+    fn write_results(self, out: &mut [T]) {
+        out[0] = self;
     }
 }
 
-/// [`api_math_f32`] in `f64`.
-#[kernel]
-pub fn api_math_f64(input: &[f64], out: &mut [f64]) {
-    let i = grid!(1);
-    if i < input.len() {
-        let x = input[i];
-        let a = x.abs();
-        let results = [
-            a.sqrt(),
-            DeviceFloat::rsqrt(a),
-            x.cbrt(),
-            x.exp(),
-            x.exp2(),
-            a.ln(),
-            a.log2(),
-            a.log10(),
-            x.sin(),
-            x.cos(),
-            x.tan(),
-            x.tanh(),
-            a.powf(1.5),
-            x.powi(3),
-            x.floor(),
-            x.ceil(),
-            x.round(),
-            x.trunc(),
-            x.abs(),
-            x.mul_add(2.0, 1.0),
-            x.min(0.5),
-            x.max(0.5),
-            1f64.copysign(x),
-            x.atan2(2.0),
-        ];
-        out[API_MATH_RESULTS * i..API_MATH_RESULTS * (i + 1)].copy_from_slice(&results);
+impl<T> MathResult<T> for (T, T) {
+    const COUNT: usize = 2;
+    #[inline(always)]
+    fn write_results(self, out: &mut [T]) {
+        out[0] = self.0;
+        out[1] = self.1;
     }
 }
+
+/// The test kernel of the math table: every `DeviceFloat` method on the operands its table line
+/// names, in the table's order.
+macro_rules! math_kernel {
+    ([] $(
+        $(#[$doc:meta])*
+        $name:ident($($param:ident: $pty:ty),*) -> $ret:tt,
+        lower[$($lower:tt)*], test[$first:tt $(, $op:tt)*] $(, std[$($std:tt)*])? $(, ulp[$ulp:literal])?;
+    )*) => {
+        /// Number of results per input of [`api_math`]: one per line of the math table, two
+        /// for `sin_cos`.
+        pub const API_MATH_RESULTS: usize = 0 $(+ math_kernel!(@count $ret))*;
+
+        /// Every `DeviceFloat` method (the lines of `ferrocuda::device::__math_functions!`) on
+        /// `x = input[i]`: `out[API_MATH_RESULTS * i..]` holds the results in the table's order,
+        /// each computed on the operands its line names (`x`, `|x|`, `x / 16` or literals).
+        #[kernel(instances(f32, f64))]
+        pub fn api_math<T: DeviceFloat + Literal + Div<Output = T>>(input: &[T], out: &mut [T]) {
+            let i = grid!(1);
+            if i < input.len() {
+                let x = input[i];
+                let row = &mut out[API_MATH_RESULTS * i..API_MATH_RESULTS * (i + 1)];
+                let mut k = 0;
+                $(
+                    let result = DeviceFloat::$name(
+                        __math_operand!(x, $first) $(, __math_operand!(x, $op))*
+                    );
+                    MathResult::write_results(result, &mut row[k..]);
+                    k += math_kernel!(@count $ret);
+                )*
+                let _ = k;
+            }
+        }
+    };
+    (@count ($($tuple:tt)*)) => {
+        2
+    };
+    (@count $single:tt) => {
+        1
+    };
+}
+ferrocuda::device::__math_functions!(math_kernel, []);
 
 /// The approximate functions on `x = input[i]`: `out[7i..7i+7] = [fast_sin, fast_cos,
 /// fast_exp2, fast_log2(|x|), fast_exp, fast_tanh, fast_rsqrt(|x|)]`.

@@ -153,7 +153,7 @@ pub fn rotate_guarded(input: &[f32], out: &mut [f32]) {
 /// the barrier between the two: unless `writer == reader`, a data race.
 #[kernel]
 pub fn shared_flag_race(seen: &mut [u32], racy_block: u32, writer: u32, reader: u32) {
-    let flag = shared_array!(u32; 1);
+    let mut flag = shared_array!(u32; 1);
     let (b, t) = (block_idx().x, thread_rank());
     if t == writer {
         flag.set(0, 100 + b);

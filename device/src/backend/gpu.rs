@@ -1,0 +1,12 @@
+//! The GPU backend: each function lowers to the PTX instruction its façade names.
+
+pub(crate) mod atomic;
+pub(crate) mod bounds;
+pub(crate) mod index;
+pub(crate) mod math;
+pub(crate) mod matrix;
+pub(crate) mod panic;
+pub(crate) mod print;
+pub(crate) mod shared;
+pub(crate) mod sync;
+pub(crate) mod warp;

@@ -1,0 +1,12 @@
+//! The simulator backend: each function asks the CPU simulator of the `ferrocuda` runtime
+//! (through [`crate::sim`]) or computes the result with `std`.
+
+pub(crate) mod atomic;
+pub(crate) mod bounds;
+pub(crate) mod index;
+pub(crate) mod math;
+pub(crate) mod matrix;
+pub(crate) mod print;
+pub(crate) mod shared;
+pub(crate) mod sync;
+pub(crate) mod warp;

@@ -31,11 +31,17 @@ use core::marker::PhantomData;
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! device_copy {
-    ($($t:ty),*) => { $(unsafe impl DeviceCopy for $t {})* };
+    ($($t:ty),*) => { $(
+        // SAFETY: a primitive number or `bool`: the same size, alignment and bits on the host
+        // and on nvptx64, no pointers, and all-zero bits are a valid value (0, 0.0, false).
+        unsafe impl DeviceCopy for $t {}
+    )* };
 }
 device_copy!(
     u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool
 );
+// SAFETY: an array has the layout of `N` consecutive `T`s on every target, and each `T` meets the
+// contract (same layout, no pointers, all-zero bits valid), so the array does too.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
 /// Marker naming the kernel parameter shape `&[T]`.

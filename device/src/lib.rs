@@ -39,11 +39,6 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
-#[expect(
-    clippy::undocumented_unsafe_blocks,
-    reason = "abi.rs belongs to the parameter-model redesign, which documents its unsafe code; \
-              remove this attribute when it lands"
-)]
 pub mod abi;
 pub mod atomic;
 mod backend;

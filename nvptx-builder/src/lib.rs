@@ -35,9 +35,10 @@
 //! `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx, stdarch_nvptx))]`, with a
 //! `#[panic_handler]` behind `#[cfg(target_arch = "nvptx64")]`.
 
-#![warn(missing_docs)]
-// The examples show whole `build.rs` files, `fn main` included, on purpose.
-#![allow(clippy::needless_doctest_main)]
+#![expect(
+    clippy::needless_doctest_main,
+    reason = "the examples show whole `build.rs` files, `fn main` included, on purpose"
+)]
 
 mod config;
 mod dead_fn_pointers;

@@ -10,7 +10,7 @@
 //! for `nvptx64-nvidia-cuda` and written to `$OUT_DIR/ferrocuda-kernels.ptx`
 //! ([`PTX_FILE_NAME`]), ready for
 //! `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`. The architecture the
-//! PTX was built for is exported to the crate as `env!("FERROCUDA_PTX_ARCH")`.
+//! PTX was built for is exported to the crate as `env!("FERROCUDA_PTX_ARCH")` ([`PTX_ARCH_ENV`]).
 //!
 //! The same executable plays three roles:
 //!
@@ -41,10 +41,12 @@
 )]
 
 mod config;
+mod contract;
 mod dead_fn_pointers;
 mod depinfo;
 mod error;
 mod ir_rewrite;
+mod ir_syntax;
 mod json;
 mod link;
 mod link_args;
@@ -53,13 +55,9 @@ mod process;
 mod toolchain;
 
 pub use config::{ARCH_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, NVPTX_TARGET, TOOLCHAIN_ENV};
-pub use ir_rewrite::{CONSTANT_SECTION, SHARED_SECTION};
+pub use contract::{CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, SHARED_SECTION};
 
 use config::{Config, Requested};
-
-/// Name of the PTX file written to `OUT_DIR` (a contract with the runtime, which does
-/// `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`).
-pub const PTX_FILE_NAME: &str = "ferrocuda-kernels.ptx";
 
 /// Environment variable set to `1` for the nested build; the crate's build script then does
 /// nothing.

@@ -13,7 +13,7 @@ use crate::error::{Error, Result, warn};
 use crate::json::{self, Json};
 use crate::process::display_command;
 use crate::toolchain::{LLVM_BIN_ENV, Toolchain};
-use crate::{NESTED_ENV, PTX_FILE_NAME, depinfo};
+use crate::{NESTED_ENV, PTX_ARCH_ENV, PTX_FILE_NAME, depinfo};
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -161,7 +161,7 @@ pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
             dest.display()
         ))
     })?;
-    println!("cargo:rustc-env=FERROCUDA_PTX_ARCH={}", config.arch);
+    println!("cargo:rustc-env={PTX_ARCH_ENV}={}", config.arch);
 
     // Rebuild when (and only when) a source of the device build changes.
     let dep_file = ptx.with_extension("d");

@@ -52,6 +52,7 @@ mod link;
 mod link_args;
 mod nested;
 mod process;
+mod target_cpus;
 mod toolchain;
 
 pub use config::{ARCH_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, NVPTX_TARGET, TOOLCHAIN_ENV};
@@ -132,6 +133,7 @@ impl Builder {
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;
         let toolchain = toolchain::ensure(&config.toolchain)?;
+        target_cpus::check(&config, &toolchain)?;
         nested::build(&config, &toolchain)
     }
 }

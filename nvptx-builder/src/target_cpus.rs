@@ -30,7 +30,7 @@ pub(crate) fn check(config: &Config, toolchain: &Toolchain) -> Result<()> {
 /// An empty list (a future rustc printing another format) checks nothing: the build then goes
 /// on as it did before this check existed.
 pub(crate) fn check_known(config: &Config, known: &[String]) -> Result<()> {
-    if known.is_empty() || known.iter().any(|k| *k == config.arch) {
+    if known.is_empty() || known.contains(&config.arch) {
         return Ok(());
     }
     let mut sorted: Vec<&str> = known.iter().map(String::as_str).collect();

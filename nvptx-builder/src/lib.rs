@@ -40,6 +40,7 @@
     reason = "the examples show whole `build.rs` files, `fn main` included, on purpose"
 )]
 
+mod cargo_messages;
 mod config;
 mod contract;
 mod dead_fn_pointers;
@@ -66,8 +67,9 @@ pub const NESTED_ENV: &str = "NVPTX_BUILDER_NESTED";
 
 /// Builds the calling crate to PTX with the default settings: `Builder::new().build()`.
 ///
-/// Call it as the whole body of `build.rs`'s `main`. On failure it prints the reason (as
-/// `cargo:warning=` / `cargo::error=` lines and on stderr) and exits with status 1.
+/// Call it as the whole body of `build.rs`'s `main`. On failure it reports the reason to cargo
+/// as `cargo::error=` lines (compiler diagnostics first, then what nvptx-builder was doing),
+/// which fails the build and shows each error once.
 pub fn build() {
     Builder::new().build()
 }
@@ -97,7 +99,7 @@ impl Builder {
         self
     }
 
-    /// Sets the rustup toolchain of the device build, e.g. `"nightly-2026-05-19"`
+    /// Sets the rustup toolchain of the device build, e.g. `"nightly-2026-05-20"`
     /// (overridden by [`TOOLCHAIN_ENV`]).
     pub fn toolchain(mut self, toolchain: impl Into<String>) -> Builder {
         self.requested.toolchain = Some(toolchain.into());
@@ -106,7 +108,8 @@ impl Builder {
 
     /// Runs the build script: outer, nested or linker mode (see the crate documentation).
     ///
-    /// Exits the process with status 1 after reporting an error.
+    /// An error is reported to cargo as `cargo::error=` lines, which fails the build; run
+    /// outside cargo, it is printed on stderr and the process exits with status 1.
     pub fn build(self) {
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
         if !args.is_empty() {
@@ -122,7 +125,7 @@ impl Builder {
             return;
         }
         if let Err(e) = self.outer() {
-            error::exit_build_script(&e);
+            error::report_build_script(&e);
         }
     }
 

@@ -18,8 +18,17 @@ pub const TOOLCHAIN_ENV: &str = "FERROCUDA_NVPTX_TOOLCHAIN";
 /// `sm_70` PTX runs on every GPU from Volta on (newer GPUs JIT it in the driver).
 pub const DEFAULT_ARCH: &str = "sm_70";
 
-/// Toolchain used when neither [`TOOLCHAIN_ENV`] nor [`crate::Builder::toolchain`] says otherwise.
-pub const DEFAULT_TOOLCHAIN: &str = "nightly";
+/// Toolchain used when neither [`TOOLCHAIN_ENV`] nor [`crate::Builder::toolchain`] says otherwise:
+/// a dated nightly, installed with rustup on first use.
+///
+/// Dated, so that every machine compiles kernels with the compiler they were checked with:
+/// the device build relies on unstable features (`abi_ptx`, `-Zbuild-std`, the
+/// `core::intrinsics::gpu` intrinsics) and on the NVPTX backend of that nightly's LLVM (22.1),
+/// any of which a later nightly may change; plain `nightly` would mean a different compiler on
+/// each machine, whatever day rustup last updated it. This one is rustc 1.97.0-nightly
+/// (e50aa6fba 2026-05-19): rustup names nightlies by the date they were published, the day
+/// after the commit. `FERROCUDA_NVPTX_TOOLCHAIN=nightly cargo build` follows the latest one.
+pub const DEFAULT_TOOLCHAIN: &str = "nightly-2026-05-20";
 
 /// The LLVM / rustc target triple of the device build.
 pub const NVPTX_TARGET: &str = "nvptx64-nvidia-cuda";
@@ -155,6 +164,12 @@ mod tests {
         assert_eq!(c.arch_origin, Origin::Default);
         assert_eq!(c.toolchain, DEFAULT_TOOLCHAIN);
         assert_eq!(c.toolchain_origin, Origin::Default);
+        // A dated nightly, not whatever `nightly` is on this machine today.
+        let date = DEFAULT_TOOLCHAIN.strip_prefix("nightly-").unwrap();
+        assert!(
+            date.len() == 10 && date.bytes().filter(u8::is_ascii_digit).count() == 8,
+            "{DEFAULT_TOOLCHAIN}"
+        );
     }
 
     #[test]

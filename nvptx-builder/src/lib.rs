@@ -14,8 +14,9 @@
 //!
 //! The same executable plays three roles:
 //!
-//! * **outer mode** (the normal host build): checks the nightly toolchain (installing
-//!   `rust-src` / `llvm-tools` with rustup if they are missing), runs a nested
+//! * **outer mode** (the normal host build): checks the dated nightly toolchain
+//!   ([`DEFAULT_TOOLCHAIN`]; installing it, `rust-src` and `llvm-tools` with rustup if they
+//!   are missing) and that it knows the GPU architecture, runs a nested
 //!   `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core` on the same crate with its
 //!   own target directory, copies the PTX, and tells cargo to rerun only when a source file
 //!   of the device build changes;

@@ -56,7 +56,7 @@ cleanup() {
   if [ "$keep" = 1 ]; then echo "kept: $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
-mkdir -p "$tmp/home" "$tmp/rustup" "$tmp/cargo"
+mkdir -p "$tmp/home"
 
 # A minimal environment: this machine's PATH without any Rust tool directory, the fresh homes
 # first, and only the variables a download needs (certificates, proxies).
@@ -97,8 +97,10 @@ else
   curl --proto '=https' --tlsv1.2 -sSf "$url" -o "$rustup_init" || { echo "cannot download $url" >&2; exit 1; }
 fi
 chmod +x "$rustup_init"
-run_step "rustup-init" "$rustup_init" -y --no-modify-path --profile minimal \
-  --default-toolchain stable || exit 1
+# RUSTUP_INIT_SKIP_SUDO_CHECK: the fake HOME is not the user's home in /etc/passwd, which
+# rustup-init would otherwise report as a possible `sudo` mistake.
+run_step "rustup-init" env RUSTUP_INIT_SKIP_SUDO_CHECK=yes "$rustup_init" -y --no-modify-path \
+  --profile minimal --default-toolchain stable || exit 1
 
 # 2. A clean clone at this commit.
 run_step "git clone" bash -c "git clone --quiet '$repo' ferrocuda && git -C ferrocuda checkout --quiet --detach '$commit'" || exit 1

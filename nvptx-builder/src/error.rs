@@ -64,8 +64,9 @@ impl Error {
 }
 
 impl fmt::Display for Error {
+    /// The message alone, for embedding in another error's message.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.report_lines().join("\n"))
+        f.write_str(&self.message)
     }
 }
 
@@ -79,7 +80,7 @@ pub(crate) type Result<T> = std::result::Result<T, Error>;
 /// hand, it prints the report on stderr and exits with status 1.
 pub(crate) fn report_build_script(err: &Error) {
     if std::env::var_os("OUT_DIR").is_none() {
-        eprintln!("error: {err}");
+        eprintln!("error: {}", err.report_lines().join("\n"));
         std::process::exit(1);
     }
     for line in err.report_lines() {

@@ -136,7 +136,7 @@ impl Builder {
         println!("cargo:rerun-if-changed=build.rs");
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;
-        let toolchain = toolchain::ensure(&config.toolchain)?;
+        let toolchain = toolchain::ensure(&config.toolchain, config.toolchain_origin)?;
         target_cpus::check(&config, &toolchain)?;
         nested::build(&config, &toolchain)
     }

@@ -308,7 +308,7 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
     run_tool(cmd)
 }
 
-/// Applies [`dead_fn_pointers::strip`] to the optimised module and drops the functions it
+/// Applies [`crate::dead_fn_pointers::strip`] to the optimised module and drops the functions it
 /// orphans; returns the module to generate code from (the input when nothing changed).
 fn strip_dead_function_pointers(
     llvm_bin: &Path,

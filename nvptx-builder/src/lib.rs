@@ -10,12 +10,13 @@
 //! for `nvptx64-nvidia-cuda` and written to `$OUT_DIR/ferrocuda-kernels.ptx`
 //! ([`PTX_FILE_NAME`]), ready for
 //! `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`. The architecture the
-//! PTX was built for is exported to the crate as `env!("FERROCUDA_PTX_ARCH")`.
+//! PTX was built for is exported to the crate as `env!("FERROCUDA_PTX_ARCH")` ([`PTX_ARCH_ENV`]).
 //!
 //! The same executable plays three roles:
 //!
-//! * **outer mode** (the normal host build): checks the nightly toolchain (installing
-//!   `rust-src` / `llvm-tools` with rustup if they are missing), runs a nested
+//! * **outer mode** (the normal host build): checks the dated nightly toolchain
+//!   ([`DEFAULT_TOOLCHAIN`]; installing it, `rust-src` and `llvm-tools` with rustup if they
+//!   are missing) and that it knows the GPU architecture, runs a nested
 //!   `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core` on the same crate with its
 //!   own target directory, copies the PTX, and tells cargo to rerun only when a source file
 //!   of the device build changes;
@@ -35,30 +36,31 @@
 //! `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx, stdarch_nvptx))]`, with a
 //! `#[panic_handler]` behind `#[cfg(target_arch = "nvptx64")]`.
 
-#![warn(missing_docs)]
-// The examples show whole `build.rs` files, `fn main` included, on purpose.
-#![allow(clippy::needless_doctest_main)]
+#![expect(
+    clippy::needless_doctest_main,
+    reason = "the examples show whole `build.rs` files, `fn main` included, on purpose"
+)]
 
+mod cargo_messages;
 mod config;
+mod contract;
 mod dead_fn_pointers;
 mod depinfo;
 mod error;
 mod ir_rewrite;
+mod ir_syntax;
 mod json;
 mod link;
 mod link_args;
 mod nested;
 mod process;
+mod target_cpus;
 mod toolchain;
 
 pub use config::{ARCH_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, NVPTX_TARGET, TOOLCHAIN_ENV};
-pub use ir_rewrite::{CONSTANT_SECTION, SHARED_SECTION};
+pub use contract::{CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, SHARED_SECTION};
 
 use config::{Config, Requested};
-
-/// Name of the PTX file written to `OUT_DIR` (a contract with the runtime, which does
-/// `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`).
-pub const PTX_FILE_NAME: &str = "ferrocuda-kernels.ptx";
 
 /// Environment variable set to `1` for the nested build; the crate's build script then does
 /// nothing.
@@ -66,8 +68,9 @@ pub const NESTED_ENV: &str = "NVPTX_BUILDER_NESTED";
 
 /// Builds the calling crate to PTX with the default settings: `Builder::new().build()`.
 ///
-/// Call it as the whole body of `build.rs`'s `main`. On failure it prints the reason (as
-/// `cargo:warning=` / `cargo::error=` lines and on stderr) and exits with status 1.
+/// Call it as the whole body of `build.rs`'s `main`. On failure it reports the reason to cargo
+/// as `cargo::error=` lines (compiler diagnostics first, then what nvptx-builder was doing),
+/// which fails the build and shows each error once.
 pub fn build() {
     Builder::new().build()
 }
@@ -97,7 +100,7 @@ impl Builder {
         self
     }
 
-    /// Sets the rustup toolchain of the device build, e.g. `"nightly-2026-05-19"`
+    /// Sets the rustup toolchain of the device build, e.g. `"nightly-2026-05-20"`
     /// (overridden by [`TOOLCHAIN_ENV`]).
     pub fn toolchain(mut self, toolchain: impl Into<String>) -> Builder {
         self.requested.toolchain = Some(toolchain.into());
@@ -106,7 +109,8 @@ impl Builder {
 
     /// Runs the build script: outer, nested or linker mode (see the crate documentation).
     ///
-    /// Exits the process with status 1 after reporting an error.
+    /// An error is reported to cargo as `cargo::error=` lines, which fails the build; run
+    /// outside cargo, it is printed on stderr and the process exits with status 1.
     pub fn build(self) {
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
         if !args.is_empty() {
@@ -122,7 +126,7 @@ impl Builder {
             return;
         }
         if let Err(e) = self.outer() {
-            error::exit_build_script(&e);
+            error::report_build_script(&e);
         }
     }
 
@@ -132,7 +136,8 @@ impl Builder {
         println!("cargo:rerun-if-changed=build.rs");
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;
-        let toolchain = toolchain::ensure(&config.toolchain)?;
+        let toolchain = toolchain::ensure(&config.toolchain, config.toolchain_origin)?;
+        target_cpus::check(&config, &toolchain)?;
         nested::build(&config, &toolchain)
     }
 }

@@ -141,6 +141,7 @@ fn classify(head: &[u8]) -> Kind {
     }
 }
 
+/// Runs one LLVM tool, echoing its command line when [`KEEP_TEMPS_ENV`] is set.
 fn run_tool(mut cmd: Command) -> Result<()> {
     if std::env::var_os(KEEP_TEMPS_ENV).is_some_and(|v| v != "0") {
         eprintln!("nvptx-builder: {}", display_command(&cmd));
@@ -148,10 +149,24 @@ fn run_tool(mut cmd: Command) -> Result<()> {
     run_captured(&mut cmd).map(drop)
 }
 
+/// The link proper: the steps of the module documentation, in order.
 fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<()> {
-    let llvm_link = tool(llvm_bin, "llvm-link");
+    let (objects, members) = sort_inputs(args, llvm_bin, tmp)?;
+    let linked = merge_bitcode(llvm_bin, tmp, &objects, &members)?;
+    let (rewritten, constant) = move_to_address_spaces(llvm_bin, tmp, linked)?;
+    let optimized = optimize(args, llvm_bin, tmp, &rewritten, &constant)?;
+    // Function pointers nothing can call (core's formatting behind panics) cost registers.
+    let optimized = strip_dead_function_pointers(llvm_bin, tmp, optimized)?;
+    generate_ptx(args, llvm_bin, &optimized, output)
+}
 
-    // Sort inputs into bitcode objects and archives.
+/// Splits the inputs into bitcode objects and the bitcode members of archives (extracted
+/// into `tmp`); anything else is an error.
+fn sort_inputs(
+    args: &LinkArgs,
+    llvm_bin: &Path,
+    tmp: &Path,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
     let mut objects = Vec::new();
     let mut members = Vec::new();
     for (i, input) in args.inputs.iter().enumerate() {
@@ -176,38 +191,51 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
             "no LLVM bitcode object among the inputs (is the crate built with lto = \"fat\"?)",
         ));
     }
+    Ok((objects, members))
+}
 
-    // Main module.
-    let main = if objects.len() == 1 {
-        objects[0].clone()
+/// Steps 1 and 2: one module of the objects, plus only what it needs of the archive members.
+fn merge_bitcode(
+    llvm_bin: &Path,
+    tmp: &Path,
+    objects: &[PathBuf],
+    members: &[PathBuf],
+) -> Result<PathBuf> {
+    let llvm_link = tool(llvm_bin, "llvm-link");
+    let main = if let [only] = objects {
+        only.clone()
     } else {
         let main = tmp.join("main.bc");
         let mut cmd = Command::new(&llvm_link);
-        cmd.args(&objects).arg("-o").arg(&main);
+        cmd.args(objects).arg("-o").arg(&main);
         run_tool(cmd)?;
         main
     };
+    if members.is_empty() {
+        return Ok(main);
+    }
+    let libs = tmp.join("libs.bc");
+    let mut cmd = Command::new(&llvm_link);
+    cmd.args(members).arg("-o").arg(&libs);
+    run_tool(cmd)?;
+    let linked = tmp.join("linked.bc");
+    let mut cmd = Command::new(&llvm_link);
+    cmd.arg(&main)
+        .arg("--only-needed")
+        .arg(&libs)
+        .arg("-o")
+        .arg(&linked);
+    run_tool(cmd)?;
+    Ok(linked)
+}
 
-    // Libraries, only what is needed.
-    let linked = if members.is_empty() {
-        main
-    } else {
-        let libs = tmp.join("libs.bc");
-        let mut cmd = Command::new(&llvm_link);
-        cmd.args(&members).arg("-o").arg(&libs);
-        run_tool(cmd)?;
-        let linked = tmp.join("linked.bc");
-        let mut cmd = Command::new(&llvm_link);
-        cmd.arg(&main)
-            .arg("--only-needed")
-            .arg(&libs)
-            .arg("-o")
-            .arg(&linked);
-        run_tool(cmd)?;
-        linked
-    };
-
-    // Shared / constant memory.
+/// Step 3: static shared memory and constant memory moved to their address spaces
+/// ([`ir_rewrite`]). Returns the module and the constant-memory globals to keep public.
+fn move_to_address_spaces(
+    llvm_bin: &Path,
+    tmp: &Path,
+    linked: PathBuf,
+) -> Result<(PathBuf, Vec<String>)> {
     let ll = tmp.join("linked.ll");
     let mut cmd = Command::new(tool(llvm_bin, "llvm-dis"));
     cmd.arg(&linked).arg("-o").arg(&ll);
@@ -215,61 +243,72 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
     let text = std::fs::read_to_string(&ll)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
     let rewritten = ir_rewrite::rewrite(&text)?;
-    let rewritten_bc = if rewritten.shared.is_empty() && rewritten.constant.is_empty() {
-        linked
-    } else {
-        let ll2 = tmp.join("rewritten.ll");
-        std::fs::write(&ll2, &rewritten.text)
-            .map_err(|e| Error::new(format!("cannot write {}: {e}", ll2.display())))?;
-        let bc = tmp.join("rewritten.bc");
-        let mut cmd = Command::new(tool(llvm_bin, "llvm-as"));
-        cmd.arg(&ll2).arg("-o").arg(&bc);
-        run_tool(cmd)?;
-        bc
-    };
+    if rewritten.shared.is_empty() && rewritten.constant.is_empty() {
+        return Ok((linked, rewritten.constant));
+    }
+    let ll2 = tmp.join("rewritten.ll");
+    std::fs::write(&ll2, &rewritten.text)
+        .map_err(|e| Error::new(format!("cannot write {}: {e}", ll2.display())))?;
+    let bc = tmp.join("rewritten.bc");
+    let mut cmd = Command::new(tool(llvm_bin, "llvm-as"));
+    cmd.arg(&ll2).arg("-o").arg(&bc);
+    run_tool(cmd)?;
+    Ok((bc, rewritten.constant))
+}
 
-    let cpu = args
-        .target_cpu
+/// The GPU architecture rustc passed (`--target-cpu`), else the default.
+fn target_cpu(args: &LinkArgs) -> &str {
+    args.target_cpu
         .as_deref()
-        .unwrap_or(crate::config::DEFAULT_ARCH);
-    let (opt_level, llc_level) = levels(args.opt_level.as_deref());
+        .unwrap_or(crate::config::DEFAULT_ARCH)
+}
 
-    // Internalize everything but the kernels / exported symbols and constant memory, optimise.
+/// Step 4: internalize everything but the kernels (exported symbols) and constant memory,
+/// then optimise.
+fn optimize(
+    args: &LinkArgs,
+    llvm_bin: &Path,
+    tmp: &Path,
+    input: &Path,
+    constant: &[String],
+) -> Result<PathBuf> {
+    let (opt_level, _) = levels(args.opt_level.as_deref());
     let optimized = tmp.join("optimized.bc");
     let mut cmd = Command::new(tool(llvm_bin, "opt"));
     cmd.arg(format!(
         "-passes=internalize,globaldce,default<{opt_level}>"
     ));
-    cmd.arg(format!("-mcpu={cpu}"));
+    cmd.arg(format!("-mcpu={}", target_cpu(args)));
     if let Some(features) = &args.target_features {
         cmd.arg(format!("-mattr={features}"));
     }
     let mut public: Vec<&str> = args.exports.iter().map(String::as_str).collect();
-    public.extend(rewritten.constant.iter().map(String::as_str));
+    public.extend(constant.iter().map(String::as_str));
     public.sort_unstable();
     public.dedup();
     for name in public {
         cmd.arg(format!("-internalize-public-api-list={name}"));
     }
-    cmd.arg(&rewritten_bc).arg("-o").arg(&optimized);
+    cmd.arg(input).arg("-o").arg(&optimized);
     run_tool(cmd)?;
+    Ok(optimized)
+}
 
-    // Function pointers nothing can call (core's formatting behind panics) cost registers.
-    let optimized = strip_dead_function_pointers(llvm_bin, tmp, optimized)?;
-
-    // Code generation straight to the output path rustc asked for.
+/// Step 5: code generation straight to the output path rustc asked for.
+fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -> Result<()> {
+    let (_, llc_level) = levels(args.opt_level.as_deref());
     let mut cmd = Command::new(tool(llvm_bin, "llc"));
     cmd.arg(format!("-mtriple={NVPTX_TARGET}"));
-    cmd.arg(format!("-mcpu={cpu}"));
+    cmd.arg(format!("-mcpu={}", target_cpu(args)));
     if let Some(features) = &args.target_features {
         cmd.arg(format!("-mattr={features}"));
     }
     cmd.arg(format!("-O{llc_level}"));
-    cmd.arg(&optimized).arg("-o").arg(output);
+    cmd.arg(input).arg("-o").arg(output);
     run_tool(cmd)
 }
 
-/// Applies [`dead_fn_pointers::strip`] to the optimised module and drops the functions it
+/// Applies [`crate::dead_fn_pointers::strip`] to the optimised module and drops the functions it
 /// orphans; returns the module to generate code from (the input when nothing changed).
 fn strip_dead_function_pointers(
     llvm_bin: &Path,

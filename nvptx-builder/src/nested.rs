@@ -8,14 +8,14 @@
 //! only to the kernel crate (`cargo rustc -- ...`), so a different build-script path (debug vs
 //! release outer build) re-links the kernel crate but never rebuilds `core`.
 
+use crate::cargo_messages::BuildMessages;
 use crate::config::{Config, NESTED_PROFILE, NVPTX_TARGET};
 use crate::error::{Error, Result, warn};
-use crate::json::{self, Json};
 use crate::process::display_command;
 use crate::toolchain::{LLVM_BIN_ENV, Toolchain};
-use crate::{NESTED_ENV, PTX_FILE_NAME, depinfo};
+use crate::{NESTED_ENV, PTX_ARCH_ENV, PTX_FILE_NAME, depinfo};
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -145,13 +145,7 @@ pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
         .map_err(|e| Error::new(format!("cannot locate the build-script executable: {e}")))?;
 
     let mut cmd = nested_command(config, toolchain, &outer, &target_dir, &linker)?;
-    let result = run_nested(&mut cmd, &outer)?;
-    let Some(ptx) = result.ptx else {
-        return Err(Error::new(format!(
-            "the nested build of {} succeeded but produced no .ptx file",
-            outer.package
-        )));
-    };
+    let ptx = run_nested(&mut cmd, config, &outer)?;
 
     let dest = outer.out_dir.join(PTX_FILE_NAME);
     std::fs::copy(&ptx, &dest).map_err(|e| {
@@ -161,7 +155,7 @@ pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
             dest.display()
         ))
     })?;
-    println!("cargo:rustc-env=FERROCUDA_PTX_ARCH={}", config.arch);
+    println!("cargo:rustc-env={PTX_ARCH_ENV}={}", config.arch);
 
     // Rebuild when (and only when) a source of the device build changes.
     let dep_file = ptx.with_extension("d");
@@ -276,127 +270,55 @@ fn nested_command(
     Ok(cmd)
 }
 
-/// What the nested build produced.
-struct Nested {
-    ptx: Option<PathBuf>,
-}
-
-/// Runs the nested cargo, forwarding its progress and diagnostics.
-fn run_nested(cmd: &mut Command, outer: &Outer) -> Result<Nested> {
+/// Runs the nested cargo and returns the PTX file it produced.
+///
+/// Cargo's own stderr (progress lines) is echoed to ours, which cargo shows with `-vv`; the
+/// device-side warnings become `cargo::warning=` lines; a failure is an [`Error`] that carries
+/// the compiler's diagnostics, reported once by [`crate::error::report_build_script`].
+fn run_nested(cmd: &mut Command, config: &Config, outer: &Outer) -> Result<PathBuf> {
     let shown = display_command(cmd);
     let mut child = cmd
         .spawn()
         .map_err(|e| Error::new(format!("could not run `{shown}`: {e}")))?;
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| Error::new("nested cargo has no stdout"))?;
-    let mut stderr = child
-        .stderr
-        .take()
-        .ok_or_else(|| Error::new("nested cargo has no stderr"))?;
-
-    // Cargo's own messages (progress, errors outside rustc): echo and keep.
+    let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(Error::new(format!("`{shown}` started without its pipes")));
+    };
     let stderr_thread = std::thread::spawn(move || {
         let mut all = String::new();
         let _ = stderr.read_to_string(&mut all);
         all
     });
-
     let manifest = outer.manifest_dir.join("Cargo.toml");
-    let mut ptx = None;
-    let mut errors: Vec<String> = Vec::new();
-    let mut warnings: Vec<String> = Vec::new();
-    let mut success = None;
-    for line in BufReader::new(stdout).lines() {
-        let Ok(line) = line else { break };
-        let Ok(msg) = json::parse(&line) else {
-            continue;
-        };
-        match msg.get("reason").and_then(Json::as_str) {
-            Some("compiler-message") => {
-                let m = msg.get("message");
-                let level = m.and_then(|m| m.get("level")).and_then(Json::as_str);
-                let rendered = m.and_then(|m| m.get("rendered")).and_then(Json::as_str);
-                let local = msg
-                    .get("package_id")
-                    .and_then(Json::as_str)
-                    .is_some_and(|id| id.starts_with("path+"));
-                match (level, rendered) {
-                    (Some("error" | "error: internal compiler error"), Some(r)) => {
-                        errors.push(r.trim_end().to_owned());
-                    }
-                    (Some("warning"), Some(r)) if local => {
-                        warnings.push(r.trim_end().to_owned());
-                    }
-                    _ => {}
-                }
-            }
-            Some("compiler-artifact") => {
-                let ours = msg
-                    .get("manifest_path")
-                    .and_then(Json::as_str)
-                    .is_some_and(|p| same_file(Path::new(p), &manifest));
-                if ours {
-                    let files = msg.get("filenames").and_then(Json::as_array).unwrap_or(&[]);
-                    if let Some(f) = files
-                        .iter()
-                        .filter_map(Json::as_str)
-                        .find(|f| f.ends_with(".ptx"))
-                    {
-                        ptx = Some(PathBuf::from(f));
-                    }
-                }
-            }
-            Some("build-finished") => success = msg.get("success").and_then(Json::as_bool),
-            _ => {}
-        }
-    }
+    let messages = BuildMessages::read(BufReader::new(stdout), &manifest);
     let status = child
         .wait()
         .map_err(|e| Error::new(format!("waiting for `{shown}` failed: {e}")))?;
     let cargo_stderr = stderr_thread.join().unwrap_or_default();
     eprint!("{cargo_stderr}");
 
+    let failed = !status.success() || messages.success == Some(false);
+    if failed {
+        let mut message = format!(
+            "compiling {} for {NVPTX_TARGET} ({}, toolchain `{}`) failed",
+            outer.package, config.arch, config.toolchain
+        );
+        if messages.errors.is_empty() {
+            message.push_str(&format!("\n(command: {shown})"));
+        }
+        return Err(
+            Error::new(message).with_diagnostics(messages.failure_diagnostics(&cargo_stderr))
+        );
+    }
     // Device-side warnings the host build cannot show (code behind cfg(target_arch = "nvptx64")).
-    for w in &warnings {
+    for w in &messages.warnings {
         warn(&format!("[nvptx64] {w}"));
     }
-
-    if status.success() && success != Some(false) {
-        return Ok(Nested { ptx });
-    }
-    let mut report = String::new();
-    for e in &errors {
-        report.push_str(e);
-        report.push('\n');
-    }
-    if errors.is_empty() {
-        // Not a compile error (bad manifest, missing dependency, ...): cargo's stderr says why.
-        let lines: Vec<&str> = cargo_stderr
-            .lines()
-            .filter(|l| {
-                let t = l.trim_start();
-                !t.starts_with("Compiling") && !t.starts_with("Blocking") && !t.is_empty()
-            })
-            .collect();
-        report.push_str(&lines.join("\n"));
-        report.push_str(&format!("\n(command: {shown})\n"));
-    }
-    eprintln!("{report}");
-    warn(&report);
-    Err(Error::new(format!(
-        "nvptx-builder: compiling {} for {NVPTX_TARGET} failed; errors above",
-        outer.package
-    )))
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    a == b
-        || match (a.canonicalize(), b.canonicalize()) {
-            (Ok(x), Ok(y)) => x == y,
-            _ => false,
-        }
+    messages.ptx.ok_or_else(|| {
+        Error::new(format!(
+            "the nested build of {} succeeded but produced no .ptx file",
+            outer.package
+        ))
+    })
 }
 
 #[cfg(test)]

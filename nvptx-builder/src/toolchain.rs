@@ -4,6 +4,7 @@
 //! sources (`rust-src`, to build `core` for nvptx64) and LLVM's command-line tools
 //! (`llvm-tools`, for the final link). All three come from rustup.
 
+use crate::config::Origin;
 use crate::error::{Error, Result};
 use crate::process::{find_in_path, is_executable, run_captured};
 use std::env::consts::EXE_SUFFIX;
@@ -37,13 +38,14 @@ fn install_command(name: &str) -> String {
     format!("rustup toolchain install {name} --profile minimal --component rust-src,llvm-tools")
 }
 
-/// Checks toolchain `name`, installing it or its missing components with rustup if needed.
-pub(crate) fn ensure(name: &str) -> Result<Toolchain> {
+/// Checks toolchain `name` (which came from `origin`), installing it or its missing
+/// components with rustup if needed.
+pub(crate) fn ensure(name: &str, origin: Origin) -> Result<Toolchain> {
     let Some(rustup) = find_rustup() else {
         return Err(Error::new(format!(
             "rustup was not found (looked in PATH, $CARGO_HOME/bin and ~/.cargo/bin), but it is \
-             needed to find the `{name}` toolchain for the nvptx64 build. Install rustup from \
-             https://rustup.rs, then run: {}",
+             needed to find the `{name}` toolchain ({origin}) for the nvptx64 build. Install \
+             rustup from https://rustup.rs, then run: {}",
             install_command(name)
         )));
     };
@@ -58,7 +60,8 @@ pub(crate) fn ensure(name: &str) -> Result<Toolchain> {
             install.args(["--component", "rust-src,llvm-tools"]);
             run_visible(&mut install).map_err(|e| {
                 Error::new(format!(
-                    "toolchain `{name}` is not installed and installing it failed; run: {cmd}\n{e}"
+                    "toolchain `{name}` ({origin}) is not installed and installing it failed; \
+                     run: {cmd}\n{e}"
                 ))
             })?;
             which_rustc(&rustup, name).ok_or_else(|| {
@@ -122,25 +125,49 @@ fn find_rustup() -> Option<PathBuf> {
 /// A rustup command that neither follows the outer toolchain override nor auto-installs.
 fn rustup_command(rustup: &Path) -> Command {
     let mut cmd = Command::new(rustup);
+    // No backtraces in rustup's error messages: they would bury the reason.
     cmd.env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .env("RUSTUP_AUTO_INSTALL", "0");
     cmd
 }
 
-/// Runs a command whose progress the user may want to see: its output goes to our stderr
-/// (stdout belongs to cargo's build-script protocol).
+/// Runs a rustup command that may take a while. Its output is echoed to our stderr (which
+/// cargo shows with `-vv`; stdout belongs to cargo's build-script protocol) and, when it fails,
+/// the end of it goes into the error, since cargo does not show a build script's stderr then.
 fn run_visible(cmd: &mut Command) -> Result<()> {
-    cmd.stdout(Stdio::from(std::io::stderr()))
-        .stderr(Stdio::from(std::io::stderr()));
-    let status = cmd
-        .status()
+    let output = cmd
+        .stdin(Stdio::null())
+        .output()
         .map_err(|e| Error::new(format!("could not run rustup: {e}")))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(Error::new(format!("rustup exited with {status}")))
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprint!("{text}");
+    if output.status.success() {
+        return Ok(());
     }
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let errors: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.trim_start().starts_with("error"))
+        .collect();
+    let shown = if errors.is_empty() { &lines } else { &errors };
+    let mut message = format!("rustup exited with {}", output.status);
+    for line in &shown[shown.len().saturating_sub(RUSTUP_OUTPUT_LINES)..] {
+        message.push_str("\n  rustup: ");
+        message.push_str(line);
+    }
+    Err(Error::new(message))
 }
+
+/// How many of rustup's last output lines (its `error:` lines when there are any) a failure
+/// shows.
+const RUSTUP_OUTPUT_LINES: usize = 6;
 
 /// The toolchain's rustc, or `None` when the toolchain is not installed.
 fn which_rustc(rustup: &Path, name: &str) -> Option<PathBuf> {

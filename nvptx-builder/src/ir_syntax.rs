@@ -1,0 +1,306 @@
+//! Just enough of the textual LLVM IR syntax (as printed by `llvm-dis`) for the rewrites:
+//! global names (plain and quoted), string literals, types, comma-separated lists at the top
+//! level of brackets, and global variable definition lines split into their parts.
+//!
+//! Nothing here knows what a rewrite wants; [`crate::ir_rewrite`] decides what moves.
+
+/// Index just past the string literal starting at `b[start] == '"'` (LLVM escapes `"` as `\22`).
+pub(crate) fn skip_string(b: &[u8], start: usize) -> usize {
+    match b[start + 1..].iter().position(|&c| c == b'"') {
+        Some(p) => start + 1 + p + 1,
+        None => b.len(),
+    }
+}
+
+/// Length of the global name at the start of `s` (after the `@`): `"quoted"` or identifier.
+pub(crate) fn name_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    if b.first() == Some(&b'"') {
+        return skip_string(b, 0);
+    }
+    b.iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_'))
+        .count()
+}
+
+/// The symbol name of a textual global name (`"a\22b"` -> `a"b`).
+pub(crate) fn symbol_name(text: &str) -> String {
+    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+        return text.to_owned();
+    };
+    let b = inner.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            if b.get(i + 1) == Some(&b'\\') {
+                out.push(b'\\');
+                i += 2;
+                continue;
+            }
+            if let Some(v) = inner
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Splits at commas outside brackets, braces, parentheses, angle brackets and strings.
+pub(crate) fn split_top_level(s: &str) -> Vec<&str> {
+    let b = s.as_bytes();
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = skip_string(b, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                parts.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(s[start..].trim());
+    parts
+}
+
+/// Length of the balanced bracketed text starting at `s[0]` (one of `[{<(`).
+fn balanced_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = skip_string(b, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Length of the LLVM type at the start of `s`.
+fn type_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    match b.first()? {
+        b'[' | b'{' | b'<' => balanced_len(s),
+        b'%' => {
+            let n = name_len(&s[1..]);
+            (n > 0).then_some(1 + n)
+        }
+        _ => {
+            let n = b
+                .iter()
+                .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                .count();
+            if n == 0 {
+                return None;
+            }
+            // `ptr addrspace(N)` is one type.
+            let rest = &s[n..];
+            let trimmed = rest.trim_start();
+            if &s[..n] == "ptr" && trimmed.starts_with("addrspace(") {
+                let skip = rest.len() - trimmed.len();
+                let close = trimmed.find(')')?;
+                return Some(n + skip + close + 1);
+            }
+            Some(n)
+        }
+    }
+}
+
+/// Tokens that may stand between `=` and `global`/`constant` in a global definition.
+fn is_prefix_token(t: &str) -> bool {
+    matches!(
+        t,
+        "private"
+            | "internal"
+            | "available_externally"
+            | "linkonce"
+            | "weak"
+            | "common"
+            | "appending"
+            | "extern_weak"
+            | "linkonce_odr"
+            | "weak_odr"
+            | "external"
+            | "dso_local"
+            | "dso_preemptable"
+            | "default"
+            | "hidden"
+            | "protected"
+            | "dllimport"
+            | "dllexport"
+            | "unnamed_addr"
+            | "local_unnamed_addr"
+            | "externally_initialized"
+    ) || t.starts_with("thread_local")
+        || t.starts_with("addrspace(")
+}
+
+/// One global variable definition or declaration line, split into its parts.
+#[derive(Debug)]
+pub(crate) struct GlobalLine<'a> {
+    /// The name as written after `@` (possibly quoted).
+    pub(crate) name: &'a str,
+    /// Linkage, visibility, `addrspace(N)`, ... tokens.
+    pub(crate) prefix: Vec<&'a str>,
+    /// `global` or `constant`.
+    pub(crate) keyword: &'a str,
+    /// The value type.
+    pub(crate) ty: &'a str,
+    /// The initializer, absent for declarations.
+    pub(crate) init: Option<&'a str>,
+    /// `section "..."`, `align N`, `!dbg !N`, ... (trimmed, without the commas).
+    pub(crate) attrs: Vec<&'a str>,
+}
+
+impl<'a> GlobalLine<'a> {
+    /// Parses `line` if it is a global variable (not an alias, ifunc or something else).
+    pub(crate) fn parse(line: &'a str) -> Option<GlobalLine<'a>> {
+        let rest = line.strip_prefix('@')?;
+        let n = name_len(rest);
+        if n == 0 {
+            return None;
+        }
+        let name = &rest[..n];
+        let mut rest = rest[n..].trim_start().strip_prefix('=')?;
+        let mut prefix = Vec::new();
+        let keyword = loop {
+            rest = rest.trim_start();
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let token = &rest[..end];
+            rest = &rest[end..];
+            match token {
+                "global" | "constant" => break token,
+                t if is_prefix_token(t) => prefix.push(t),
+                _ => return None,
+            }
+        };
+        let rest = rest.trim_start();
+        let tn = type_len(rest)?;
+        let ty = &rest[..tn];
+        let after = rest[tn..].trim_start();
+        let (init, attrs_text) = if after.is_empty() {
+            (None, "")
+        } else if let Some(a) = after.strip_prefix(',') {
+            (None, a)
+        } else {
+            match top_level_comma(after) {
+                Some(p) => (Some(after[..p].trim_end()), &after[p + 1..]),
+                None => (Some(after.trim_end()), ""),
+            }
+        };
+        let attrs = if attrs_text.trim().is_empty() {
+            Vec::new()
+        } else {
+            split_top_level(attrs_text)
+        };
+        Some(GlobalLine {
+            name,
+            prefix,
+            keyword,
+            ty,
+            init,
+            attrs,
+        })
+    }
+
+    /// The `section "..."` attribute's value.
+    pub(crate) fn section(&self) -> Option<&'a str> {
+        self.attrs.iter().find_map(|a| {
+            a.strip_prefix("section \"")
+                .and_then(|s| s.strip_suffix('"'))
+        })
+    }
+
+    /// The address space the global is in now.
+    pub(crate) fn addrspace(&self) -> u32 {
+        self.prefix
+            .iter()
+            .find_map(|t| {
+                t.strip_prefix("addrspace(")?
+                    .strip_suffix(')')?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Byte index of the first comma outside brackets and strings.
+fn top_level_comma(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i = skip_string(b, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_global_lines() {
+        let g = GlobalLine::parse(
+            "@x = dso_local local_unnamed_addr addrspace(1) global %\"a<b, c>\" { i32 1, [2 x i8] c\",\\22\" }, section \"s\", align 4, !dbg !7",
+        )
+        .unwrap();
+        assert_eq!(g.name, "x");
+        assert_eq!(
+            g.prefix,
+            vec!["dso_local", "local_unnamed_addr", "addrspace(1)"]
+        );
+        assert_eq!(g.ty, "%\"a<b, c>\"");
+        assert_eq!(g.init, Some("{ i32 1, [2 x i8] c\",\\22\" }"));
+        assert_eq!(g.attrs, vec!["section \"s\"", "align 4", "!dbg !7"]);
+        assert_eq!(g.addrspace(), 1);
+        assert!(GlobalLine::parse("@a = internal alias i32, ptr @b").is_none());
+        assert!(
+            GlobalLine::parse("@a = internal global i32 5")
+                .unwrap()
+                .attrs
+                .is_empty()
+        );
+        assert_eq!(symbol_name("\"a\\22b\\5Cc\""), "a\"b\\c");
+    }
+}

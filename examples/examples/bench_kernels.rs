@@ -55,7 +55,7 @@ fn registers(f: &CudaFunction) -> String {
 }
 
 fn main() -> ExampleResult {
-    let cuda_ptx = required_arg("--cuda-ptx", "seed_kernels.ptx from nvcc")?;
+    let cuda_ptx = required_arg("--cuda-ptx", "reference_kernels.ptx from nvcc")?;
     let cupy_gbs: f64 = required_arg("--cupy-sum-gbs", "CuPy's sum in GB/s")?.parse()?;
 
     let device = Device::new(0)?;

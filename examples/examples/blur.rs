@@ -1,4 +1,4 @@
-//! 3x3 box blur (seed program 11) of a u8 RGB image of shape (height, width, 3): each output
+//! 3x3 box blur of a u8 RGB image of shape (height, width, 3): each output
 //! pixel is the mean of itself and its neighbours inside the image (corners average 4 pixels,
 //! edges 6), per channel, in integer arithmetic. 16x16 blocks; any size. Checked exactly
 //! against the CPU.

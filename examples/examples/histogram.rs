@@ -1,4 +1,4 @@
-//! 256-bin histograms (seed programs 16 and 17) of 2^25 random ints (2^20 on the simulator): global
+//! 256-bin histograms of 2^25 random ints (2^20 on the simulator): global
 //! atomics, then per-block shared-memory bins merged into the global ones, with a grid-stride
 //! loop and a block size that is not 256. Both compared exactly with the CPU and timed.
 //!

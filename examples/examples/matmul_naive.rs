@@ -1,4 +1,4 @@
-//! Naive matrix multiplication (seed program 12): C = A B with A m x n and B n x p, one thread
+//! Naive matrix multiplication: C = A B with A m x n and B n x p, one thread
 //! per element of C in 16x16 blocks. The shapes are not multiples of 16. Checked against the
 //! CPU (in f64) and timed with events.
 //!

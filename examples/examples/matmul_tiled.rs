@@ -1,4 +1,4 @@
-//! Tiled matrix multiplication (seed program 13): C = A B through 16x16 tiles of A and B in
+//! Tiled matrix multiplication: C = A B through 16x16 tiles of A and B in
 //! shared memory, two `syncthreads` per tile. The sizes are not multiples of 16 (the tutorial's
 //! version needed them to be). Checked against the CPU in f64, timed with events against the
 //! naive kernel on the same matrices.

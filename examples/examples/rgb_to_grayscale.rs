@@ -1,4 +1,4 @@
-//! RGB to grayscale (seed program 10): `gray = 0.299 R + 0.587 G + 0.114 B` on a u8 image of
+//! RGB to grayscale: `gray = 0.299 R + 0.587 G + 0.114 B` on a u8 image of
 //! shape (height, width, 3), one thread per pixel in 16x16 blocks on a 2-D grid. The size is
 //! not a multiple of 16, so the kernel's bounds check matters. Checked exactly against the CPU.
 //!

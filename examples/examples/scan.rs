@@ -1,4 +1,4 @@
-//! Prefix sum (seed program 9), written correctly: the tutorial's 8 floats in one block, then an
+//! Prefix sum, written correctly: the tutorial's 8 floats in one block, then an
 //! inclusive scan of 1,000,003 floats (block scans, a scan of the block totals, and a pass adding
 //! them back), against a running sum on the CPU.
 //!

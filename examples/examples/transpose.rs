@@ -1,4 +1,4 @@
-//! Coalesced transpose (seed program 15): through a shared tile padded to 16x17 (and the 32x33
+//! Coalesced transpose: through a shared tile padded to 16x17 (and the 32x33
 //! variant with 32x8 blocks), against the naive transpose, on a matrix whose sides are not
 //! multiples of the tile. Exact comparison with the CPU; effective bandwidth from events.
 //!

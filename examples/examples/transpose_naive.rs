@@ -1,4 +1,4 @@
-//! Naive transpose (seed program 14): `out[x * h + y] = in[y * w + x]`, one thread per element in
+//! Naive transpose: `out[x * h + y] = in[y * w + x]`, one thread per element in
 //! 16x16 blocks. Reads are coalesced, writes are strided by `h`. Checked exactly against the CPU
 //! and timed with events.
 //!

@@ -1,5 +1,6 @@
-//! Pinned host memory and asynchronous copies on streams (seed program 21's host API): round
-//! trips through two streams ordered by an event, and the length and device checks.
+//! Pinned host memory and asynchronous copies on streams (the host API of the streams-and-events
+//! tutorial): round trips through two streams ordered by an event, and the length and device
+//! checks.
 
 use ferrocuda::PinnedBuffer;
 use ferrocuda::prelude::*;

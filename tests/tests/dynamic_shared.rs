@@ -1,4 +1,4 @@
-//! Dynamic shared memory sized at launch (seed program 19): a vector add staging three arrays
+//! Dynamic shared memory sized at launch: a vector add staging three arrays
 //! per block, on random data whose length is not a multiple of the block; too little shared
 //! memory stops the kernel with a clear panic and the device stays usable.
 

@@ -1,4 +1,4 @@
-//! 256-bin histograms with global and shared atomics (seed programs 16 and 17), on random data of
+//! 256-bin histograms with global and shared atomics, on random data of
 //! awkward lengths with block sizes that are not 256 and grids too small to give every element a
 //! thread (the grid-stride loop covers the rest); exact comparison with the CPU.
 

@@ -1,4 +1,4 @@
-//! RGB to grayscale (seed program 10) and the 3x3 box blur (seed program 11) on random u8
+//! RGB to grayscale and the 3x3 box blur on random u8
 //! images of awkward sizes, compared exactly with CPU references.
 
 use ferrocuda::prelude::*;

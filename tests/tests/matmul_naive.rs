@@ -1,4 +1,4 @@
-//! Naive matrix multiplication (seed program 12) on random matrices of awkward shapes, against a
+//! Naive matrix multiplication on random matrices of awkward shapes, against a
 //! CPU reference in f64.
 
 use ferrocuda::prelude::*;

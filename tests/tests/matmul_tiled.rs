@@ -1,4 +1,4 @@
-//! Tiled matrix multiplication (seed program 13) on random matrices whose sizes are not
+//! Tiled matrix multiplication on random matrices whose sizes are not
 //! multiples of the tile, against a CPU reference in f64; the checked and unchecked kernels agree
 //! bit for bit; a block that is not 16x16 is refused by the kernel's assertion.
 

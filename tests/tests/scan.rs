@@ -1,6 +1,6 @@
-//! Inclusive prefix sums (seed program 9, written correctly): the one-block scan of the
-//! tutorial's 8 floats, and `inclusive_scan` over lengths that need one, two and three levels of
-//! block totals, against an f64 running sum on the CPU.
+//! Inclusive prefix sums (written correctly, unlike the tutorial's up-sweep): the one-block scan of
+//! the tutorial's 8 floats, and `inclusive_scan` over lengths that need one, two and three levels
+//! of block totals, against an f64 running sum on the CPU.
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, random_f32, rng};

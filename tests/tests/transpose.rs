@@ -1,4 +1,4 @@
-//! Coalesced transposes through padded shared tiles (seed program 15), 16x17 and 32x33, on
+//! Coalesced transposes through padded shared tiles, 16x17 and 32x33, on
 //! random matrices whose sides are not multiples of the tile; exact comparison with the CPU.
 
 use ferrocuda::prelude::*;

@@ -5,7 +5,7 @@
 //! `cargo run --release --example histogram`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, device, random_f32};
+use ferrocuda_examples::{ExampleResult, device, random_f32, reference};
 use kernels_nvptx::histogram::{histogram_global, histogram_shared};
 
 fn main() -> ExampleResult {
@@ -19,10 +19,7 @@ fn main() -> ExampleResult {
         .iter()
         .map(|v| ((v + 1.0) * 1e7) as u32)
         .collect();
-    let mut expected = vec![0u32; 256];
-    for v in &data {
-        expected[(v & 255) as usize] += 1;
-    }
+    let expected = reference::histogram(&data);
     let data_dev = DeviceBuffer::from_slice(&device, &data)?;
     let stream = device.default_stream();
     let blocks = 8 * device.limits().multiprocessor_count;

@@ -5,7 +5,7 @@
 //! `cargo run --release --example transpose`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, device, random_f32};
+use ferrocuda_examples::{ExampleResult, device, random_f32, reference};
 use kernels_nvptx::transpose::{transpose_tiled16, transpose_tiled32};
 use kernels_nvptx::transpose_naive::transpose_naive;
 
@@ -18,12 +18,7 @@ fn main() -> ExampleResult {
         (8000, 6001)
     };
     let input = random_f32(w * h, 3);
-    let mut expected = vec![0.0f32; w * h];
-    for y in 0..h {
-        for x in 0..w {
-            expected[x * h + y] = input[y * w + x];
-        }
-    }
+    let expected = reference::transpose(&input, w, h);
     let input_dev = DeviceBuffer::from_slice(&device, &input)?;
     let mut out = DeviceBuffer::<f32>::zeros(&device, w * h)?;
     let (ww, hh) = (w as u32, h as u32);

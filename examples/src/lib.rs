@@ -1,4 +1,9 @@
-//! Helpers shared by the examples: picking the device and checking results against the CPU.
+//! Helpers shared by the examples: picking the device, checking results against the CPU
+//! references of [`reference`], deterministic inputs, and the benchmarks' raw-launch and
+//! statistics helpers. The workspace tests (`ferrocuda-tests`) use the same references and
+//! comparison, so each exists once.
+
+pub mod reference;
 
 use ferrocuda::Device;
 
@@ -13,29 +18,74 @@ pub fn device() -> ferrocuda::Result<Device> {
     Ok(device)
 }
 
-/// Compares `actual` with the CPU's `expected` within `tolerance` (absolute plus relative);
-/// prints a one-line verdict and fails with the first mismatch.
-pub fn check(what: &str, actual: &[f32], expected: &[f32], tolerance: f32) -> Result<(), String> {
+/// The first disagreement [`compare`] found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mismatch {
+    /// The two slices have different lengths.
+    Length {
+        /// Elements computed.
+        actual: usize,
+        /// Elements of the reference.
+        expected: usize,
+    },
+    /// Element `index` is out of tolerance.
+    Element {
+        /// Its position.
+        index: usize,
+        /// Its computed value.
+        actual: f32,
+        /// The reference's value.
+        expected: f32,
+    },
+}
+
+/// Compares `actual` with `expected` element by element within `tolerance`, absolute plus
+/// relative (`|a - e| <= tolerance * (1 + |e|)`; a NaN never matches): the largest relative error
+/// `|a - e| / (1 + |e|)`, or the first element out of tolerance.
+pub fn compare(actual: &[f32], expected: &[f32], tolerance: f32) -> Result<f32, Mismatch> {
     if actual.len() != expected.len() {
-        return Err(format!(
-            "{what}: {} results, expected {}",
-            actual.len(),
-            expected.len()
-        ));
+        return Err(Mismatch::Length {
+            actual: actual.len(),
+            expected: expected.len(),
+        });
     }
     let mut worst = 0.0f32;
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+    for (index, (&a, &e)) in actual.iter().zip(expected).enumerate() {
         let error = (a - e).abs() / (1.0 + e.abs());
         if error.is_nan() || error > tolerance {
-            return Err(format!("{what}: element {i} is {a}, the CPU says {e}"));
+            return Err(Mismatch::Element {
+                index,
+                actual: a,
+                expected: e,
+            });
         }
         worst = worst.max(error);
     }
-    println!(
-        "{what}: {} elements match the CPU (largest relative error {worst:.2e})",
-        actual.len()
-    );
-    Ok(())
+    Ok(worst)
+}
+
+/// Compares `actual` with the CPU's `expected` within `tolerance` (absolute plus relative, as
+/// [`compare`]); prints a one-line verdict and fails with the first mismatch.
+pub fn check(what: &str, actual: &[f32], expected: &[f32], tolerance: f32) -> Result<(), String> {
+    match compare(actual, expected, tolerance) {
+        Ok(worst) => {
+            println!(
+                "{what}: {} elements match the CPU (largest relative error {worst:.2e})",
+                actual.len()
+            );
+            Ok(())
+        }
+        Err(Mismatch::Length { actual, expected }) => {
+            Err(format!("{what}: {actual} results, expected {expected}"))
+        }
+        Err(Mismatch::Element {
+            index,
+            actual,
+            expected,
+        }) => Err(format!(
+            "{what}: element {index} is {actual}, the CPU says {expected}"
+        )),
+    }
 }
 
 /// Deterministic pseudo-random `f32` in `[-1, 1)` (SplitMix64), so examples need no RNG crate.
@@ -51,20 +101,6 @@ pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
             ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         })
         .collect()
-}
-
-/// `C = A B` on the CPU for row-major `A` (`m` x `n`) and `B` (`n` x `p`), summed in `f64`: the
-/// reference of the matrix-product examples.
-pub fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, p: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; m * p];
-    for row in 0..m {
-        for col in 0..p {
-            c[row * p + col] = (0..n)
-                .map(|k| a[row * n + k] as f64 * b[k * p + col] as f64)
-                .sum::<f64>() as f32;
-        }
-    }
-    c
 }
 
 /// The median of `values` (the upper one of the middle two for an even count).

@@ -4,22 +4,8 @@
 
 use ferrocuda::PinnedBuffer;
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_f32, rng};
+use ferrocuda_tests::{device_tests, other_device, random_f32, rng};
 use kernels_nvptx::elementwise::{square, vecadd};
-
-fn other_device(device: &Device) -> Option<Device> {
-    if device.is_simulator() {
-        match ferrocuda_tests::gpu() {
-            Ok(gpu) => Some(gpu),
-            Err(reason) => {
-                eprintln!("no second device to mix with: {reason}");
-                None
-            }
-        }
-    } else {
-        Some(Device::simulator())
-    }
-}
 
 device_tests! {
     fn pinned_buffer_basics(device) {

@@ -10,7 +10,7 @@
 //! the fixed version of each broken kernel, which also runs on the GPU against a CPU reference.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng};
+use ferrocuda_tests::{assert_close, blocks, device_tests, random_f32, random_u32, rng};
 use kernels_nvptx::histogram::{BINS, histogram_shared};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -88,10 +88,6 @@ fn site(kernel: &str, needle: &str, nth: usize) -> String {
         .nth(nth)
         .unwrap_or_else(|| panic!("`{needle}` #{nth} not in `{kernel}`"));
     format!("{FAULTS_FILE}:{line}:{column}")
-}
-
-fn blocks(n: usize, block: usize) -> u32 {
-    n.div_ceil(block).max(1) as u32
 }
 
 /// `out[start + k] = input[start + (k + 1) % count]` within each chunk of `block` elements.

@@ -121,7 +121,7 @@ macro_rules! device_tests {
 
                 #[test]
                 fn gpu() {
-                    $crate::on_gpu(concat!(module_path!(), "::", stringify!($name)), run);
+                    $crate::on_gpu(concat!(module_path!(), "::gpu"), run);
                 }
             }
         )*

@@ -7,8 +7,8 @@ pub mod reference;
 
 use ferrocuda::Device;
 
-/// The error type of the examples' `main`.
-pub type ExampleResult = Result<(), Box<dyn std::error::Error>>;
+/// The result type of the examples' `main` (and of their steps, with a value).
+pub type ExampleResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
 /// The default device (GPU 0, or the simulator without a GPU), announced on stdout.
 pub fn device() -> ferrocuda::Result<Device> {

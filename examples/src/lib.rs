@@ -1,5 +1,5 @@
 //! Helpers shared by the examples: picking the device, checking results against the CPU
-//! references of [`reference`], deterministic inputs, and the benchmarks' raw-launch and
+//! references of [`reference`](mod@reference), deterministic inputs, and the benchmarks' raw-launch and
 //! statistics helpers. The workspace tests (`ferrocuda-tests`) use the same references and
 //! comparison, so each exists once.
 
@@ -131,7 +131,9 @@ pub unsafe fn launch_raw(
     block: (u32, u32, u32),
     params: &mut [*mut std::ffi::c_void],
 ) -> ferrocuda::Result<()> {
-    // SAFETY: the caller's contract.
+    // SAFETY: this function's contract: the caller vouches that `params` matches the entry's
+    // parameters and that its device pointers outlive the kernel; `function` was loaded from a
+    // module of a live context, so its handle is valid.
     unsafe {
         ferrocuda::cudarc::driver::result::launch_kernel(
             function.cu_function(),

@@ -107,6 +107,8 @@ macro_rules! device_tests {
     ($( $(#[$meta:meta])* fn $name:ident($device:ident) $body:block )*) => {
         $(
             $(#[$meta])*
+            // `allow`, not `expect`: the module is named after the test, which may be in any case,
+            // and a test body may or may not use its file's imports.
             #[allow(non_snake_case)]
             mod $name {
                 #[allow(unused_imports)]

@@ -6,7 +6,7 @@
 //!   [`expect_panic`];
 //! - [`inputs`]: deterministic random inputs, seeded from the test's name;
 //! - [`compare`]: tolerances in absolute, relative and ulp terms;
-//! - [`reference`]: the CPU references of the kernels, shared with the examples (they live in
+//! - [`reference`](mod@reference): the CPU references of the kernels, shared with the examples (they live in
 //!   `ferrocuda-examples`, whose checks use them too).
 //!
 //! Everything is re-exported at the crate root: `use ferrocuda_tests::{blocks, rng, ...}`.

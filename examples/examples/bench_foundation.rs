@@ -8,7 +8,9 @@
 
 use ferrocuda::cudarc::driver::{CudaContext, CudaFunction};
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, launch_raw, median, param, random_f32, required_arg};
+use ferrocuda_examples::{
+    EventTimer, ExampleResult, launch_raw, median, param, random_f32, required_arg,
+};
 use kernels_nvptx::elementwise::vecadd;
 use std::sync::Arc;
 use std::time::Instant;
@@ -39,7 +41,6 @@ fn vecadd_bandwidth(device: &Device, cuda_vecadd: &CudaFunction) -> ExampleResul
     let a = DeviceBuffer::from_slice(device, &random_f32(n, 1))?;
     let b = DeviceBuffer::from_slice(device, &random_f32(n, 2))?;
     let mut c = DeviceBuffer::<f32>::zeros(device, n)?;
-    let stream = device.default_stream();
     let (grid, block) = (n.div_ceil(256) as u32, 256u32);
     let (a_ptr, b_ptr, c_ptr, n_u64) = (a.device_ptr(), b.device_ptr(), c.device_ptr(), n as u64);
     let launch_cuda = || -> ferrocuda::Result<()> {
@@ -53,20 +54,12 @@ fn vecadd_bandwidth(device: &Device, cuda_vecadd: &CudaFunction) -> ExampleResul
             )
         }
     };
-    let (start, end) = (Event::new(device)?, Event::new(device)?);
+    let timer = EventTimer::new(device)?;
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     for round in 0..23 {
-        start.record(&stream)?;
-        launch!(vecadd[grid, block](&a, &b, &mut c))?;
-        end.record(&stream)?;
-        end.synchronize()?;
-        let t_ours = start.elapsed_ms(&end)? as f64;
-        start.record(&stream)?;
-        launch_cuda()?;
-        end.record(&stream)?;
-        end.synchronize()?;
-        let t_theirs = start.elapsed_ms(&end)? as f64;
+        let t_ours = timer.time(|| launch!(vecadd[grid, block](&a, &b, &mut c)))?;
+        let t_theirs = timer.time(launch_cuda)?;
         if round >= 3 {
             ours.push(t_ours);
             theirs.push(t_theirs);

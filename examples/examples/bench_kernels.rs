@@ -11,7 +11,7 @@ use ferrocuda::cudarc::driver::sys::CUfunction_attribute;
 use ferrocuda::cudarc::driver::{CudaFunction, CudaModule, result};
 use ferrocuda::prelude::*;
 use ferrocuda_examples::{
-    ExampleResult, launch_raw, median, param as p, random_f32, reference, required_arg,
+    EventTimer, ExampleResult, launch_raw, median, param as p, random_f32, reference, required_arg,
 };
 use kernels_nvptx::histogram::histogram_shared;
 use kernels_nvptx::matmul_tiled::{matmul_tiled, matmul_tiled_unchecked};
@@ -34,25 +34,18 @@ impl Modules {
     }
 }
 
-/// Times `ours` and `theirs` alternately: (median ms of ours, median ms of theirs).
+/// Times `ours` and `theirs` alternately, 3 warm-up rounds then `rounds` timed ones: (median ms
+/// of ours, median ms of theirs).
 fn time_pair(
     device: &Device,
     rounds: usize,
     mut ours: impl FnMut() -> ferrocuda::Result<()>,
     mut theirs: impl FnMut() -> ferrocuda::Result<()>,
 ) -> ferrocuda::Result<(f64, f64)> {
-    let stream = device.default_stream();
-    let (start, end) = (Event::new(device)?, Event::new(device)?);
-    let time = |f: &mut dyn FnMut() -> ferrocuda::Result<()>| -> ferrocuda::Result<f64> {
-        start.record(&stream)?;
-        f()?;
-        end.record(&stream)?;
-        end.synchronize()?;
-        Ok(start.elapsed_ms(&end)? as f64)
-    };
+    let timer = EventTimer::new(device)?;
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for round in 0..rounds + 3 {
-        let (x, y) = (time(&mut ours)?, time(&mut theirs)?);
+        let (x, y) = (timer.time(&mut ours)?, timer.time(&mut theirs)?);
         if round >= 3 {
             a.push(x);
             b.push(y);
@@ -187,19 +180,6 @@ fn grid_stride_blocks(device: &Device) -> u32 {
     device.limits().multiprocessor_count * 8
 }
 
-/// Event-timed milliseconds of one launch on the default stream.
-fn time_once(
-    device: &Device,
-    (start, end): (&Event, &Event),
-    launch: impl FnOnce() -> ferrocuda::Result<()>,
-) -> ferrocuda::Result<f64> {
-    start.record(&device.default_stream())?;
-    launch()?;
-    end.record(&device.default_stream())?;
-    end.synchronize()?;
-    Ok(start.elapsed_ms(end)? as f64)
-}
-
 /// The 256-bin histogram of 2^26 values with shared atomics against CUDA C; the bins are
 /// cleared before each timed launch, outside the timing.
 fn histogram_row(device: &Device, modules: &Modules) -> ExampleResult<String> {
@@ -215,17 +195,13 @@ fn histogram_row(device: &Device, modules: &Modules) -> ExampleResult<String> {
     let blocks = grid_stride_blocks(device);
     let (pd, ph, nn) = (data.device_ptr(), h2.device_ptr(), n as u64);
     let zeros = [0u32; 256];
-    let events = (&Event::new(device)?, &Event::new(device)?);
+    let timer = EventTimer::new(device)?;
     let (mut ours_ms, mut theirs_ms) = (Vec::new(), Vec::new());
     for round in 0..23 {
         h1.copy_from(&zeros)?;
-        let x = time_once(
-            device,
-            events,
-            || launch!(histogram_shared[blocks, 256](&data, &mut h1)),
-        )?;
+        let x = timer.time(|| launch!(histogram_shared[blocks, 256](&data, &mut h1)))?;
         h2.copy_from(&zeros)?;
-        let y = time_once(device, events, || {
+        let y = timer.time(|| {
             // SAFETY: the parameters are the CUDA C kernel's, on live buffers.
             unsafe {
                 launch_raw(
@@ -264,15 +240,11 @@ fn sum_row(device: &Device, modules: &Modules, cupy_gbs: f64) -> ExampleResult<S
     let host = random_f32(n, 5);
     let x = DeviceBuffer::from_slice(device, &host)?;
     let mut total = DeviceBuffer::<f32>::zeros(device, 1)?;
-    let events = (&Event::new(device)?, &Event::new(device)?);
+    let timer = EventTimer::new(device)?;
     let mut times = Vec::new();
     for round in 0..43 {
         total.copy_from(&[0.0])?;
-        let ms = time_once(
-            device,
-            events,
-            || launch!(sum_warp_shuffle[blocks, 256](&x, &mut total)),
-        )?;
+        let ms = timer.time(|| launch!(sum_warp_shuffle[blocks, 256](&x, &mut total)))?;
         if round >= 3 {
             times.push(ms);
         }

@@ -103,6 +103,35 @@ pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// The default stream of a device and two events on it: the benchmarks' way of timing one
+/// launch at a time on the GPU's own clock.
+pub struct EventTimer {
+    stream: ferrocuda::Stream,
+    start: ferrocuda::Event,
+    end: ferrocuda::Event,
+}
+
+impl EventTimer {
+    /// A timer on `device`'s default stream.
+    pub fn new(device: &Device) -> ferrocuda::Result<EventTimer> {
+        Ok(EventTimer {
+            stream: device.default_stream(),
+            start: ferrocuda::Event::new(device)?,
+            end: ferrocuda::Event::new(device)?,
+        })
+    }
+
+    /// Milliseconds between events recorded just before and just after `launch`, which must
+    /// queue its work on the default stream; waits for the work to finish.
+    pub fn time(&self, launch: impl FnOnce() -> ferrocuda::Result<()>) -> ferrocuda::Result<f64> {
+        self.start.record(&self.stream)?;
+        launch()?;
+        self.end.record(&self.stream)?;
+        self.end.synchronize()?;
+        Ok(self.start.elapsed_ms(&self.end)? as f64)
+    }
+}
+
 /// The median of `values` (the upper one of the middle two for an even count).
 pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);

@@ -184,3 +184,25 @@ pub unsafe fn launch_raw(
 pub fn param<T>(value: &T) -> *mut std::ffi::c_void {
     value as *const T as *mut std::ffi::c_void
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_reports_the_worst_error_or_the_first_mismatch() {
+        assert_eq!(compare(&[1.0, 3.0], &[1.0, 3.0], 0.0), Ok(0.0));
+        assert_eq!(compare(&[1.5], &[1.0], 0.25), Ok(0.25));
+        assert!(matches!(
+            compare(&[1.0, f32::NAN, 9.0], &[1.0, 2.0, 3.0], 1.0),
+            Err(Mismatch::Element { index: 1, actual, expected: 2.0 }) if actual.is_nan()
+        ));
+        assert_eq!(
+            compare(&[1.0], &[], 0.0),
+            Err(Mismatch::Length {
+                actual: 1,
+                expected: 0
+            })
+        );
+    }
+}

@@ -75,3 +75,28 @@ pub fn inclusive_sum(x: &[f32]) -> Vec<f64> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blur_averages_the_neighbours_inside_the_image() {
+        // 3 x 2 single-channel image:  0 3 6 / 9 12 15.
+        let image = [0u8, 3, 6, 9, 12, 15];
+        // Corner (0, 0): (0 + 3 + 9 + 12) / 4 = 6; edge (0, 1): (0+3+6+9+12+15) / 6 = 7.
+        assert_eq!(blur(&image, 3, 2, 1), [6, 7, 9, 6, 7, 9]);
+    }
+
+    #[test]
+    fn small_references_by_hand() {
+        assert_eq!(transpose(&[1, 2, 3, 4, 5, 6], 3, 2), [1, 4, 2, 5, 3, 6]);
+        assert_eq!(matmul(&[1.0, 2.0], &[3.0, 4.0], 1, 2, 1), [11.0]);
+        assert_eq!(inclusive_sum(&[1.0, 2.0, 3.0]), [1.0, 3.0, 6.0]);
+        let bins = histogram(&[0, 256, 3, 259, 255]);
+        assert_eq!(
+            (bins[0], bins[3], bins[255], bins.iter().sum::<u32>()),
+            (2, 2, 1, 5)
+        );
+    }
+}

@@ -67,3 +67,35 @@ pub fn ulps(a: f64, b: f64, single: bool) -> u64 {
         ulps64(a, b)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ulps_count_representable_steps_across_zero() {
+        assert_eq!(ulps32(1.0, f32::from_bits(1.0f32.to_bits() + 3)), 3);
+        assert_eq!(ulps32(-0.0, 0.0), 0);
+        assert_eq!(ulps32(f32::from_bits(1), -f32::from_bits(1)), 2);
+        assert_eq!(ulps64(f64::NAN, f64::NAN), 0);
+        assert_eq!(ulps(1.0, 1.0 + f64::EPSILON, false), 1);
+        assert_eq!(ulps(1.0, 1.0 + f64::EPSILON, true), 0);
+    }
+
+    #[test]
+    fn assert_close_accepts_within_tolerance() {
+        assert_close(&[1.0, 100.0], &[1.0005, 100.05], 1e-3);
+    }
+
+    #[test]
+    #[should_panic(expected = "element 1: got NaN, expected 2")]
+    fn assert_close_names_the_first_mismatch() {
+        assert_close(&[1.0, f32::NAN, 5.0], &[1.0, 2.0, 3.0], 1e-3);
+    }
+
+    #[test]
+    #[should_panic(expected = "lengths differ: 1 results, 2 expected")]
+    fn assert_close_checks_lengths() {
+        assert_close(&[1.0], &[1.0, 2.0], 0.0);
+    }
+}

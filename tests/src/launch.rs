@@ -38,3 +38,23 @@ pub fn expect_panic<T: std::fmt::Debug>(result: ferrocuda::Result<T>) -> KernelP
         other => panic!("expected a kernel panic, got {other:?}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_cover_every_element_with_at_least_one_block() {
+        assert_eq!(blocks(0, 256), 1);
+        assert_eq!(blocks(1, 256), 1);
+        assert_eq!(blocks(256, 256), 1);
+        assert_eq!(blocks(257, 256), 2);
+        assert_eq!(grid_2d(33, 16, 16), (3, 1));
+        assert_eq!(grid_2d(0, 0, 16), (1, 1));
+    }
+
+    #[test]
+    fn the_simulator_needs_no_turns() {
+        assert!(serial(&Device::simulator()).is_none());
+    }
+}

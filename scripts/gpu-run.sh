@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .device-bundle/run.sh [tests|examples|bench|all]
 # Prints every program's output, then a summary table; logs also go to $OUT when it is set.
+# FERROCUDA_REQUIRE_GPU=1: a GPU test variant that cannot reach the GPU (broken driver, no
+# device) fails with the reason instead of printing "skipped" and passing.
 set -u
+export FERROCUDA_REQUIRE_GPU=1
 cd "$(dirname "$0")"
 what="${1:-all}"
 if [ -f binaries.tar.gz ]; then tar -xzf binaries.tar.gz; fi

@@ -1,4 +1,4 @@
-//! The benchmark helper (seed program 25), like `cupyx.profiler.benchmark(f, n_warmup=10,
+//! The benchmark helper, like `cupyx.profiler.benchmark(f, n_warmup=10,
 //! n_repeat=100)`: `ferrocuda::bench` runs a launch repeatedly and reports the GPU time per call
 //! (CUDA events around each call) and the host time spent launching.
 //!

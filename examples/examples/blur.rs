@@ -1,4 +1,4 @@
-//! 3x3 box blur (seed program 11) of a u8 RGB image of shape (height, width, 3): each output
+//! 3x3 box blur of a u8 RGB image of shape (height, width, 3): each output
 //! pixel is the mean of itself and its neighbours inside the image (corners average 4 pixels,
 //! edges 6), per channel, in integer arithmetic. 16x16 blocks; any size. Checked exactly
 //! against the CPU.
@@ -6,7 +6,7 @@
 //! `cargo run --release --example blur`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, device};
+use ferrocuda_examples::{ExampleResult, device, reference};
 use kernels_nvptx::image::blur;
 
 fn test_image(width: usize, height: usize) -> Vec<u8> {
@@ -19,25 +19,6 @@ fn test_image(width: usize, height: usize) -> Vec<u8> {
             (state >> 56) as u8
         })
         .collect()
-}
-
-fn blur_cpu(input: &[u8], width: usize, height: usize, channels: usize) -> Vec<u8> {
-    let mut out = vec![0u8; input.len()];
-    for y in 0..height {
-        for x in 0..width {
-            for c in 0..channels {
-                let (mut sum, mut count) = (0u32, 0u32);
-                for yy in y.saturating_sub(1)..=(y + 1).min(height - 1) {
-                    for xx in x.saturating_sub(1)..=(x + 1).min(width - 1) {
-                        sum += input[(yy * width + xx) * channels + c] as u32;
-                        count += 1;
-                    }
-                }
-                out[(y * width + x) * channels + c] = (sum / count) as u8;
-            }
-        }
-    }
-    out
 }
 
 fn main() -> ExampleResult {
@@ -64,7 +45,7 @@ fn main() -> ExampleResult {
         "blurred a ({height}, {width}, 3) u8 image with a 3x3 box, grid = {grid:?}, block = {block:?}"
     );
 
-    let expected = blur_cpu(&image, width, height, 3);
+    let expected = reference::blur(&image, width, height, 3);
     if let Some(i) = (0..blurred.len()).find(|&i| blurred[i] != expected[i]) {
         let pixel = i / 3;
         return Err(format!(

@@ -1,4 +1,4 @@
-//! Coalesced against strided access (seed program 24): `out[i] = in[i]` against
+//! Coalesced against strided access: `out[i] = in[i]` against
 //! `out[i] = in[2i]`, the same number of useful bytes, timed with `ferrocuda::bench` (events,
 //! median of 20) and checked exactly.
 //!

@@ -1,4 +1,4 @@
-//! Constant memory (seed program 18): C = (A + B) * factors[blockIdx.x] with the factors in
+//! Constant memory: C = (A + B) * factors[blockIdx.x] with the factors in
 //! constant memory, written from the host by name before the launch. Two blocks.
 //!
 //! `cargo run --release --example constant_memory`

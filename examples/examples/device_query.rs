@@ -1,4 +1,4 @@
-//! Device query (seed program 1): print the device's name, compute capability and memory, then
+//! Device query: print the device's name, compute capability and memory, then
 //! allocate and copy a 100-float array there and back — the "is my setup working" program.
 //!
 //! `cargo run --release --example device_query`

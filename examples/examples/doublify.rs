@@ -1,4 +1,4 @@
-//! Doublify (seed program 2): double every element of a 4x4 f32 matrix with one block of 4x4
+//! Doublify: double every element of a 4x4 f32 matrix with one block of 4x4
 //! threads, indexing with the 2-D thread index: idx = tx + ty * 4.
 //!
 //! `cargo run --release --example doublify`

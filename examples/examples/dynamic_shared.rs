@@ -1,4 +1,4 @@
-//! Dynamic shared memory (seed program 19): a vector add that stages a, b and the sum in three
+//! Dynamic shared memory: a vector add that stages a, b and the sum in three
 //! arrays carved from shared memory sized at launch (3 floats per thread, blocks of 32).
 //!
 //! `cargo run --release --example dynamic_shared`

@@ -1,4 +1,4 @@
-//! Thread-local arrays (seed program 20): vector addition where each thread stages its four
+//! Thread-local arrays: vector addition where each thread stages its four
 //! elements of `a` and `b` in local arrays `[f32; 4]`, adds them into a third, and writes it
 //! out (Numba's `cuda.local.array`). n is not a multiple of 4 x the block. Checked exactly.
 //!

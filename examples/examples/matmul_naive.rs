@@ -1,11 +1,11 @@
-//! Naive matrix multiplication (seed program 12): C = A B with A m x n and B n x p, one thread
+//! Naive matrix multiplication: C = A B with A m x n and B n x p, one thread
 //! per element of C in 16x16 blocks. The shapes are not multiples of 16. Checked against the
 //! CPU (in f64) and timed with events.
 //!
 //! `cargo run --release --example matmul_naive`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, check, device, matmul_cpu, random_f32};
+use ferrocuda_examples::{ExampleResult, check, device, random_f32, reference};
 use kernels_nvptx::matmul_naive::matmul_naive;
 
 fn main() -> ExampleResult {
@@ -36,7 +36,7 @@ fn main() -> ExampleResult {
     let ms = start.elapsed_ms(&end)? as f64;
     let c = c_dev.to_vec()?;
 
-    let expected = matmul_cpu(&a, &b, m, n, p);
+    let expected = reference::matmul(&a, &b, m, n, p);
     println!("C ({m} x {p}) = A ({m} x {n}) B ({n} x {p}), grid = {grid:?}, block = {block:?}");
     check("matmul_naive", &c, &expected, 1e-5 * (n as f32).sqrt())?;
     println!("C[0][0..4] = {:?}", &c[..4.min(p)]);

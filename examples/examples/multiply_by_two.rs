@@ -1,4 +1,4 @@
-//! Device printf (seed program 3): one block of 10 threads doubles 10 floats, each printing its
+//! Device printf: one block of 10 threads doubles 10 floats, each printing its
 //! value before and after. The lines appear on stdout at the next synchronization.
 //!
 //! `cargo run --release --example multiply_by_two`

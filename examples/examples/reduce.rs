@@ -1,4 +1,4 @@
-//! Sums (seed program 8 and after): the tutorial's per-block tree sum in 256 floats of shared
+//! Sums: the tutorial's per-block tree sum in 256 floats of shared
 //! memory with the partial sums added on the host (n = 1000), then the whole sum on the device
 //! with warp shuffles and one atomic add per block (n = 2^24 + 3). Both against an f64 CPU sum.
 //!
@@ -11,7 +11,7 @@ use kernels_nvptx::reduce::{block_sum_shared, sum_warp_shuffle};
 fn main() -> ExampleResult {
     let device = device()?;
 
-    // Seed program 8: n = 1000, blocks of 256, partial sums on the host.
+    // The tutorial's version: n = 1000, blocks of 256, partial sums on the host.
     let x = random_f32(1000, 1);
     let blocks = x.len().div_ceil(256);
     let mut partial = vec![0.0f32; blocks];

@@ -1,12 +1,12 @@
-//! RGB to grayscale (seed program 10): `gray = 0.299 R + 0.587 G + 0.114 B` on a u8 image of
+//! RGB to grayscale: `gray = 0.299 R + 0.587 G + 0.114 B` on a u8 image of
 //! shape (height, width, 3), one thread per pixel in 16x16 blocks on a 2-D grid. The size is
 //! not a multiple of 16, so the kernel's bounds check matters. Checked exactly against the CPU.
 //!
 //! `cargo run --release --example rgb_to_grayscale`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, device};
-use kernels_nvptx::image::{luminance, rgb_to_grayscale};
+use ferrocuda_examples::{ExampleResult, device, reference};
+use kernels_nvptx::image::rgb_to_grayscale;
 
 /// A synthetic (height, width, 3) image: colour gradients plus deterministic noise.
 fn test_image(width: usize, height: usize) -> Vec<u8> {
@@ -51,10 +51,7 @@ fn main() -> ExampleResult {
     let gray = gray_dev.to_vec()?;
     println!("grid = {grid:?}, block = {block:?} -> grayscale image: ({height}, {width}) u8");
 
-    let expected: Vec<u8> = rgb
-        .chunks_exact(3)
-        .map(|p| luminance(p[0], p[1], p[2]))
-        .collect();
+    let expected = reference::grayscale(&rgb);
     if let Some(i) = (0..gray.len()).find(|&i| gray[i] != expected[i]) {
         return Err(format!(
             "pixel ({}, {}) is {}, the CPU says {} (rgb {:?})",

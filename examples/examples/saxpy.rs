@@ -1,4 +1,4 @@
-//! SAXPY (seed program 6): y = a*x + y with a = 3.141 and n = 1024 * 2048, blocks of 256.
+//! SAXPY: y = a*x + y with a = 3.141 and n = 1024 * 2048, blocks of 256.
 //!
 //! `cargo run --release --example saxpy`
 
@@ -9,8 +9,7 @@ use kernels_nvptx::elementwise::saxpy;
 fn main() -> ExampleResult {
     let device = device()?;
     let n = 1024 * 2048;
-    // The seed program uses 3.141 (not pi), so keep its exact value.
-    #[allow(clippy::approx_constant)]
+    #[expect(clippy::approx_constant, reason = "the tutorial uses 3.141, not pi")]
     let a = 3.141f32;
     let x = random_f32(n, 3);
     let y = random_f32(n, 4);

@@ -1,11 +1,11 @@
-//! Prefix sum (seed program 9), written correctly: the tutorial's 8 floats in one block, then an
+//! Prefix sum, written correctly: the tutorial's 8 floats in one block, then an
 //! inclusive scan of 1,000,003 floats (block scans, a scan of the block totals, and a pass adding
 //! them back), against a running sum on the CPU.
 //!
 //! `cargo run --release --example scan`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, device, random_f32};
+use ferrocuda_examples::{ExampleResult, device, random_f32, reference};
 use kernels_nvptx::scan::{inclusive_scan, scan_blocks};
 
 fn main() -> ExampleResult {
@@ -26,10 +26,8 @@ fn main() -> ExampleResult {
     let mut out_dev = DeviceBuffer::<f32>::zeros(&device, n)?;
     inclusive_scan(&x_dev, &mut out_dev)?;
     let out = out_dev.to_vec()?;
-    let mut running = 0.0f64;
     let mut worst = 0.0f64;
-    for (i, (&v, &got)) in x.iter().zip(&out).enumerate() {
-        running += v as f64;
+    for (i, (&running, &got)) in reference::inclusive_sum(&x).iter().zip(&out).enumerate() {
         let error = (got as f64 - running).abs();
         if error > 1e-5 * (i + 1) as f64 + 1e-4 {
             return Err(format!("element {i}: {got}, the CPU says {running}").into());

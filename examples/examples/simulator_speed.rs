@@ -6,7 +6,7 @@
 //! `cargo run --release --example simulator_speed`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, check, matmul_cpu, random_f32};
+use ferrocuda_examples::{ExampleResult, check, median, random_f32, reference};
 use kernels_nvptx::elementwise::vecadd;
 use kernels_nvptx::matmul_tiled::matmul_tiled;
 use std::time::Instant;
@@ -22,8 +22,7 @@ fn median_seconds(
         f()?;
         times.push(start.elapsed().as_secs_f64());
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[rounds / 2])
+    Ok(median(times))
 }
 
 fn main() -> ExampleResult {
@@ -54,7 +53,7 @@ fn main() -> ExampleResult {
         3,
         || launch!(matmul_tiled[grid, (16, 16)](&a_dev, &b_dev, &mut c_dev, mm, mm, mm)),
     )?;
-    let expected = matmul_cpu(&a, &b, m, m, m);
+    let expected = reference::matmul(&a, &b, m, m, m);
     check("matmul_tiled 256", &c_dev.to_vec()?, &expected, 1e-4)?;
     rows.push(("matmul_tiled, 256 x 256, 16x16 tiles", seconds, 5.0));
 

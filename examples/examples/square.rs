@@ -1,4 +1,4 @@
-//! Map square (seed program 7): a[i] = a[i]^2 in place, blocks of 256. The host array is passed
+//! Map square: a[i] = a[i]^2 in place, blocks of 256. The host array is passed
 //! directly: ferrocuda copies it to the device and back, like Numba's automatic transfers.
 //!
 //! `cargo run --release --example square`

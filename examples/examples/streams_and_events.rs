@@ -1,4 +1,4 @@
-//! Streams and events (seed program 21): two kernels on two streams. Stream one copies `x` from
+//! Streams and events: two kernels on two streams. Stream one copies `x` from
 //! pinned host memory and squares it; stream two copies `y` meanwhile, waits for an event
 //! recorded in stream one, then computes `z = x² + y` and copies it back to pinned memory.
 //! Events time each stream's work and the whole. Checked exactly against the CPU.

@@ -1,4 +1,4 @@
-//! Thread configuration sweep (seed program 22): vector addition at n = 10,000,000 with blocks
+//! Thread configuration sweep: vector addition at n = 10,000,000 with blocks
 //! of 32 to 1024 threads, each configuration timed with events (best of 5) and checked.
 //!
 //! `cargo run --release --example thread_config_sweep`

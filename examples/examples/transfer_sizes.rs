@@ -1,4 +1,4 @@
-//! Transfer sizes (seed program 23): ten host-to-device copies of 1M floats against one copy of
+//! Transfer sizes: ten host-to-device copies of 1M floats against one copy of
 //! 10M floats, from ordinary (pageable) memory with `copy_from` and from page-locked memory with
 //! `copy_from_async`, each timed with events (best of 3). The data on the device is checked.
 //!

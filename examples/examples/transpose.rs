@@ -1,11 +1,11 @@
-//! Coalesced transpose (seed program 15): through a shared tile padded to 16x17 (and the 32x33
+//! Coalesced transpose: through a shared tile padded to 16x17 (and the 32x33
 //! variant with 32x8 blocks), against the naive transpose, on a matrix whose sides are not
 //! multiples of the tile. Exact comparison with the CPU; effective bandwidth from events.
 //!
 //! `cargo run --release --example transpose`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, device, random_f32};
+use ferrocuda_examples::{ExampleResult, device, random_f32, reference};
 use kernels_nvptx::transpose::{transpose_tiled16, transpose_tiled32};
 use kernels_nvptx::transpose_naive::transpose_naive;
 
@@ -18,12 +18,7 @@ fn main() -> ExampleResult {
         (8000, 6001)
     };
     let input = random_f32(w * h, 3);
-    let mut expected = vec![0.0f32; w * h];
-    for y in 0..h {
-        for x in 0..w {
-            expected[x * h + y] = input[y * w + x];
-        }
-    }
+    let expected = reference::transpose(&input, w, h);
     let input_dev = DeviceBuffer::from_slice(&device, &input)?;
     let mut out = DeviceBuffer::<f32>::zeros(&device, w * h)?;
     let (ww, hh) = (w as u32, h as u32);

@@ -1,11 +1,11 @@
-//! Naive transpose (seed program 14): `out[x * h + y] = in[y * w + x]`, one thread per element in
+//! Naive transpose: `out[x * h + y] = in[y * w + x]`, one thread per element in
 //! 16x16 blocks. Reads are coalesced, writes are strided by `h`. Checked exactly against the CPU
 //! and timed with events.
 //!
 //! `cargo run --release --example transpose_naive`
 
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{ExampleResult, check, device, random_f32};
+use ferrocuda_examples::{ExampleResult, check, device, random_f32, reference};
 use kernels_nvptx::transpose_naive::transpose_naive;
 
 fn main() -> ExampleResult {
@@ -33,12 +33,7 @@ fn main() -> ExampleResult {
     let ms = start.elapsed_ms(&end)? as f64;
     let output = output_dev.to_vec()?;
 
-    let mut expected = vec![0.0f32; w * h];
-    for y in 0..h {
-        for x in 0..w {
-            expected[x * h + y] = input[y * w + x];
-        }
-    }
+    let expected = reference::transpose(&input, w, h);
     println!("transposed a {h} x {w} matrix into {w} x {h}, grid = {grid:?}, block = {block:?}");
     check("transpose_naive", &output, &expected, 0.0)?;
     let gbs = 2.0 * 4.0 * (w * h) as f64 / (ms * 1e6);

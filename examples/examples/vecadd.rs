@@ -1,4 +1,4 @@
-//! Vector addition with Numba's `grid(1)` (seed program 5): c = a + b for n = 2^24 + 11, blocks
+//! Vector addition with Numba's `grid(1)`: c = a + b for n = 2^24 + 11, blocks
 //! of 256 threads, grid = ceil(n / 256). The size is not a multiple of the block, so the kernel's
 //! bounds check matters. Runs on the GPU if there is one, else on the CPU simulator.
 //!

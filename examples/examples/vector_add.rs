@@ -1,4 +1,4 @@
-//! Vector add, the bounds and block-size lessons (seed program 4):
+//! Vector add, the bounds and block-size lessons:
 //! 1. n = 1024 in one block of 1024 threads;
 //! 2. n = 2048 in one block of 2048 threads: rejected with a clear error (over 1024 threads per
 //!    block), and the device stays usable;

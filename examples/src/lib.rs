@@ -1,9 +1,14 @@
-//! Helpers shared by the examples: picking the device and checking results against the CPU.
+//! Helpers shared by the examples: picking the device, checking results against the CPU
+//! references of [`reference`](mod@reference), deterministic inputs, and the benchmarks' raw-launch and
+//! statistics helpers. The workspace tests (`ferrocuda-tests`) use the same references and
+//! comparison, so each exists once.
+
+pub mod reference;
 
 use ferrocuda::Device;
 
-/// The error type of the examples' `main`.
-pub type ExampleResult = Result<(), Box<dyn std::error::Error>>;
+/// The result type of the examples' `main` (and of their steps, with a value).
+pub type ExampleResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
 /// The default device (GPU 0, or the simulator without a GPU), announced on stdout.
 pub fn device() -> ferrocuda::Result<Device> {
@@ -13,29 +18,74 @@ pub fn device() -> ferrocuda::Result<Device> {
     Ok(device)
 }
 
-/// Compares `actual` with the CPU's `expected` within `tolerance` (absolute plus relative);
-/// prints a one-line verdict and fails with the first mismatch.
-pub fn check(what: &str, actual: &[f32], expected: &[f32], tolerance: f32) -> Result<(), String> {
+/// The first disagreement [`compare`] found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mismatch {
+    /// The two slices have different lengths.
+    Length {
+        /// Elements computed.
+        actual: usize,
+        /// Elements of the reference.
+        expected: usize,
+    },
+    /// Element `index` is out of tolerance.
+    Element {
+        /// Its position.
+        index: usize,
+        /// Its computed value.
+        actual: f32,
+        /// The reference's value.
+        expected: f32,
+    },
+}
+
+/// Compares `actual` with `expected` element by element within `tolerance`, absolute plus
+/// relative (`|a - e| <= tolerance * (1 + |e|)`; a NaN never matches): the largest relative error
+/// `|a - e| / (1 + |e|)`, or the first element out of tolerance.
+pub fn compare(actual: &[f32], expected: &[f32], tolerance: f32) -> Result<f32, Mismatch> {
     if actual.len() != expected.len() {
-        return Err(format!(
-            "{what}: {} results, expected {}",
-            actual.len(),
-            expected.len()
-        ));
+        return Err(Mismatch::Length {
+            actual: actual.len(),
+            expected: expected.len(),
+        });
     }
     let mut worst = 0.0f32;
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+    for (index, (&a, &e)) in actual.iter().zip(expected).enumerate() {
         let error = (a - e).abs() / (1.0 + e.abs());
         if error.is_nan() || error > tolerance {
-            return Err(format!("{what}: element {i} is {a}, the CPU says {e}"));
+            return Err(Mismatch::Element {
+                index,
+                actual: a,
+                expected: e,
+            });
         }
         worst = worst.max(error);
     }
-    println!(
-        "{what}: {} elements match the CPU (largest relative error {worst:.2e})",
-        actual.len()
-    );
-    Ok(())
+    Ok(worst)
+}
+
+/// Compares `actual` with the CPU's `expected` within `tolerance` (absolute plus relative, as
+/// [`compare`]); prints a one-line verdict and fails with the first mismatch.
+pub fn check(what: &str, actual: &[f32], expected: &[f32], tolerance: f32) -> Result<(), String> {
+    match compare(actual, expected, tolerance) {
+        Ok(worst) => {
+            println!(
+                "{what}: {} elements match the CPU (largest relative error {worst:.2e})",
+                actual.len()
+            );
+            Ok(())
+        }
+        Err(Mismatch::Length { actual, expected }) => {
+            Err(format!("{what}: {actual} results, expected {expected}"))
+        }
+        Err(Mismatch::Element {
+            index,
+            actual,
+            expected,
+        }) => Err(format!(
+            "{what}: element {index} is {actual}, the CPU says {expected}"
+        )),
+    }
 }
 
 /// Deterministic pseudo-random `f32` in `[-1, 1)` (SplitMix64), so examples need no RNG crate.
@@ -53,18 +103,33 @@ pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-/// `C = A B` on the CPU for row-major `A` (`m` x `n`) and `B` (`n` x `p`), summed in `f64`: the
-/// reference of the matrix-product examples.
-pub fn matmul_cpu(a: &[f32], b: &[f32], m: usize, n: usize, p: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; m * p];
-    for row in 0..m {
-        for col in 0..p {
-            c[row * p + col] = (0..n)
-                .map(|k| a[row * n + k] as f64 * b[k * p + col] as f64)
-                .sum::<f64>() as f32;
-        }
+/// The default stream of a device and two events on it: the benchmarks' way of timing one
+/// launch at a time on the GPU's own clock.
+pub struct EventTimer {
+    stream: ferrocuda::Stream,
+    start: ferrocuda::Event,
+    end: ferrocuda::Event,
+}
+
+impl EventTimer {
+    /// A timer on `device`'s default stream.
+    pub fn new(device: &Device) -> ferrocuda::Result<EventTimer> {
+        Ok(EventTimer {
+            stream: device.default_stream(),
+            start: ferrocuda::Event::new(device)?,
+            end: ferrocuda::Event::new(device)?,
+        })
     }
-    c
+
+    /// Milliseconds between events recorded just before and just after `launch`, which must
+    /// queue its work on the default stream; waits for the work to finish.
+    pub fn time(&self, launch: impl FnOnce() -> ferrocuda::Result<()>) -> ferrocuda::Result<f64> {
+        self.start.record(&self.stream)?;
+        launch()?;
+        self.end.record(&self.stream)?;
+        self.end.synchronize()?;
+        Ok(self.start.elapsed_ms(&self.end)? as f64)
+    }
 }
 
 /// The median of `values` (the upper one of the middle two for an even count).
@@ -95,7 +160,9 @@ pub unsafe fn launch_raw(
     block: (u32, u32, u32),
     params: &mut [*mut std::ffi::c_void],
 ) -> ferrocuda::Result<()> {
-    // SAFETY: the caller's contract.
+    // SAFETY: this function's contract: the caller vouches that `params` matches the entry's
+    // parameters and that its device pointers outlive the kernel; `function` was loaded from a
+    // module of a live context, so its handle is valid.
     unsafe {
         ferrocuda::cudarc::driver::result::launch_kernel(
             function.cu_function(),
@@ -116,4 +183,26 @@ pub unsafe fn launch_raw(
 /// The address of a kernel parameter's value, as [`launch_raw`] takes it.
 pub fn param<T>(value: &T) -> *mut std::ffi::c_void {
     value as *const T as *mut std::ffi::c_void
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_reports_the_worst_error_or_the_first_mismatch() {
+        assert_eq!(compare(&[1.0, 3.0], &[1.0, 3.0], 0.0), Ok(0.0));
+        assert_eq!(compare(&[1.5], &[1.0], 0.25), Ok(0.25));
+        assert!(matches!(
+            compare(&[1.0, f32::NAN, 9.0], &[1.0, 2.0, 3.0], 1.0),
+            Err(Mismatch::Element { index: 1, actual, expected: 2.0 }) if actual.is_nan()
+        ));
+        assert_eq!(
+            compare(&[1.0], &[], 0.0),
+            Err(Mismatch::Length {
+                actual: 1,
+                expected: 0
+            })
+        );
+    }
 }

@@ -1,4 +1,4 @@
-//! Constant memory (seed program 18): per-block factors that every thread of a block reads, kept
+//! Constant memory: per-block factors that every thread of a block reads, kept
 //! in the GPU's constant memory (cached and broadcast to a warp in one transaction) and written
 //! by the host before the launch.
 

@@ -1,4 +1,4 @@
-//! Dynamic shared memory (seed program 19): a vector add that stages its three vectors in
+//! Dynamic shared memory: a vector add that stages its three vectors in
 //! shared memory whose size is chosen at launch (`3 * block * 4` bytes), carved into three
 //! non-overlapping views.
 

@@ -1,5 +1,5 @@
-//! 256-bin histograms of `u32` values (seed programs 16 and 17); a value `v` falls in bin
-//! `v & 255`.
+//! 256-bin histograms of `u32` values (the tutorials' global-atomic and shared-atomic versions); a
+//! value `v` falls in bin `v & 255`.
 //!
 //! - [`histogram_global`]: every thread adds into the global bins with an atomic add; simple,
 //!   but all threads of the GPU contend for 256 words.

@@ -1,5 +1,5 @@
 //! Image kernels on u8 images stored row-major as `(height, width, channels)`: RGB to grayscale
-//! (seed program 10) and a 3x3 box blur (seed program 11). One thread per pixel, 2-D grids of
+//! and a 3x3 box blur. One thread per pixel, 2-D grids of
 //! 16x16 blocks; any width and height (threads outside the image do nothing).
 
 use ferrocuda::prelude::*;

@@ -1,4 +1,4 @@
-//! Thread-local arrays (seed program 20): vector addition staging each thread's inputs through
+//! Thread-local arrays: vector addition staging each thread's inputs through
 //! per-thread arrays (Numba's `cuda.local.array`). Indexed with constants, as here, the compiler
 //! keeps them in registers; indexed with values known only at run time they would live in the
 //! thread's local memory.

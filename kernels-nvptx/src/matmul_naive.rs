@@ -1,6 +1,6 @@
-//! Naive matrix multiplication (seed program 12): one thread per output element, each reading a
-//! row of A and a column of B from global memory. The tiled shared-memory version (program 13)
-//! lives in its own module.
+//! Naive matrix multiplication: one thread per output element, each reading a row of A and a column
+//! of B from global memory. The tiled shared-memory version (`matmul_tiled`) lives in its own
+//! module.
 
 use ferrocuda::prelude::*;
 

@@ -1,4 +1,4 @@
-//! Tiled matrix multiplication (seed program 13): each 16x16 block stages a 16x16 tile of `A` and
+//! Tiled matrix multiplication: each 16x16 block stages a 16x16 tile of `A` and
 //! one of `B` in shared memory, synchronizes, accumulates the tile's 16 products from shared
 //! memory, and synchronizes again before the next tile overwrites them. Every global element is
 //! read from memory `16` times less often than by the naive kernel.

@@ -1,4 +1,4 @@
-//! Global-memory access patterns (seed program 24): the same copy with consecutive threads
+//! Global-memory access patterns: the same copy with consecutive threads
 //! reading consecutive elements (coalesced) or elements `stride` apart (strided).
 
 use ferrocuda::prelude::*;

@@ -1,4 +1,4 @@
-//! Device printing (seed program 3): each thread prints its element before and after doubling
+//! Device printing: each thread prints its element before and after doubling
 //! it. The lines reach the host's stdout at the launch's next synchronization (on the simulator,
 //! when the launch returns), in no guaranteed order between threads.
 

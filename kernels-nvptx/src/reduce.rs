@@ -1,4 +1,4 @@
-//! Sums (seed program 8 and the reduction a CUDA programmer writes next).
+//! Sums: the tutorial's shared-memory tree sum and the reduction a CUDA programmer writes next.
 //!
 //! - [`block_sum_shared`]: the tutorial's per-block tree sum in 256 floats of static shared
 //!   memory; the host adds up the per-block partial sums.

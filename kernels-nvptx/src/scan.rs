@@ -1,4 +1,4 @@
-//! Inclusive prefix sum (seed program 9): `output[i] = input[0] + ... + input[i]`.
+//! Inclusive prefix sum: `output[i] = input[0] + ... + input[i]`.
 //!
 //! The tutorial's version only did the up-sweep of a Blelloch scan and printed wrong results;
 //! this one is correct for any length:

@@ -1,4 +1,4 @@
-//! Coalesced matrix transpose (seed program 15): a block reads a tile of the input row by row
+//! Coalesced matrix transpose: a block reads a tile of the input row by row
 //! (coalesced), parks it in shared memory, and writes it out row by row of the output (coalesced
 //! too), reading the tile column-wise. The tile rows are one element longer than the tile
 //! (`[16][17]`, `[32][33]`) so that a column of the tile spreads over all 32 shared-memory banks

@@ -1,6 +1,6 @@
-//! Naive matrix transpose (seed program 14): each thread moves one element straight from global
+//! Naive matrix transpose: each thread moves one element straight from global
 //! memory to global memory. Reads are coalesced, writes are strided by the height; the
-//! shared-memory version (program 15) fixes the writes.
+//! shared-memory version (`transpose`) fixes the writes.
 
 use ferrocuda::prelude::*;
 

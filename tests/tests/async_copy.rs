@@ -1,24 +1,11 @@
-//! Pinned host memory and asynchronous copies on streams (seed program 21's host API): round
-//! trips through two streams ordered by an event, and the length and device checks.
+//! Pinned host memory and asynchronous copies on streams (the host API of the streams-and-events
+//! tutorial): round trips through two streams ordered by an event, and the length and device
+//! checks.
 
 use ferrocuda::PinnedBuffer;
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_f32, rng};
+use ferrocuda_tests::{device_tests, other_device, random_f32, rng};
 use kernels_nvptx::elementwise::{square, vecadd};
-
-fn other_device(device: &Device) -> Option<Device> {
-    if device.is_simulator() {
-        match ferrocuda_tests::gpu() {
-            Ok(gpu) => Some(gpu),
-            Err(reason) => {
-                eprintln!("no second device to mix with: {reason}");
-                None
-            }
-        }
-    } else {
-        Some(Device::simulator())
-    }
-}
 
 device_tests! {
     fn pinned_buffer_basics(device) {

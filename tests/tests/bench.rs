@@ -1,4 +1,4 @@
-//! `ferrocuda::bench` (seed program 25): the report's statistics are consistent. Times are
+//! `ferrocuda::bench`: the report's statistics are consistent. Times are
 //! never asserted.
 
 use ferrocuda::prelude::*;

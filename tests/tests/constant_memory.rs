@@ -1,4 +1,4 @@
-//! Constant memory written by the host (seed program 18): per-block factors, random data whose
+//! Constant memory written by the host: per-block factors, random data whose
 //! length leaves the last block partly empty, against the CPU.
 
 use ferrocuda::prelude::*;

@@ -2,40 +2,14 @@
 //! atomics, warp operations, math, printing, constant memory and matrix views, on random inputs
 //! whose sizes are not multiples of the block, on the simulator and the GPU.
 
-use ferrocuda::{KernelPanic, SimulatorFault};
+use ferrocuda::SimulatorFault;
 use ferrocuda::device::__math_operand;
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng, ulps32, ulps64};
+use ferrocuda_tests::{
+    assert_close, blocks, device_tests, expect_panic, random_f32, random_u32, rng, serial, ulps,
+};
 use rand::Rng;
 use test_kernels::device_api::*;
-
-/// A GPU reports a kernel panic to whichever thread synchronizes next, so on the GPU the tests
-/// of this file (some of which make kernels panic) take turns.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial(device: &Device) -> Option<std::sync::MutexGuard<'static, ()>> {
-    (!device.is_simulator()).then(|| ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner()))
-}
-
-fn expect_panic<T: std::fmt::Debug>(result: ferrocuda::Result<T>) -> KernelPanic {
-    match result {
-        Err(Error::KernelPanic(panic)) => panic,
-        other => panic!("expected a kernel panic, got {other:?}"),
-    }
-}
-
-fn blocks(n: usize, block: usize) -> u32 {
-    n.div_ceil(block).max(1) as u32
-}
-
-/// Distance in units in the last place (0 for two NaNs), in `f32` when `single`.
-fn ulps(a: f64, b: f64, single: bool) -> u64 {
-    if single {
-        ulps32(a as f32, b as f32)
-    } else {
-        ulps64(a, b)
-    }
-}
 
 /// Inputs of the math tests besides the random ones in [-10, 10): signed zeros, halves, small,
 /// large (`e^80` is finite in `f32`), infinities and NaN.

@@ -1,21 +1,14 @@
-//! Dynamic shared memory sized at launch (seed program 19): a vector add staging three arrays
+//! Dynamic shared memory sized at launch: a vector add staging three arrays
 //! per block, on random data whose length is not a multiple of the block; too little shared
 //! memory stops the kernel with a clear panic and the device stays usable.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_f32, rng};
+use ferrocuda_tests::{device_tests, random_f32, rng, serial};
 use kernels_nvptx::dynamic_shared::vecadd_dynamic_shared;
-
-/// A GPU reports a panic to the next synchronization from any thread: take turns.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 device_tests! {
     fn vecadd_through_dynamic_shared_memory(device) {
-        let _serial = serial();
+        let _serial = serial(device);
         let mut rng = rng("dynamic_shared");
         for (n, block) in [(1000usize, 32u32), (1usize, 32), (4099, 256), (70, 1024)] {
             let (a, b) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
@@ -29,7 +22,7 @@ device_tests! {
     }
 
     fn too_little_dynamic_shared_memory_is_a_panic(device) {
-        let _serial = serial();
+        let _serial = serial(device);
         let (a, b) = (vec![1.0f32; 64], vec![2.0f32; 64]);
         let mut c = DeviceBuffer::<f32>::zeros(device, 64).unwrap();
         let result = vecadd_dynamic_shared

@@ -1,5 +1,5 @@
-//! The elementwise kernels (seed programs 2-7) against CPU references, on random inputs of sizes
-//! that are not multiples of the block, on the simulator and the GPU.
+//! The elementwise kernels (doublify, vector add, saxpy, map square) against CPU references, on
+//! random inputs of sizes that are not multiples of the block, on the simulator and the GPU.
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{assert_close, device_tests, random_f32, rng};

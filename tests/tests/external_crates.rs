@@ -4,7 +4,7 @@
 //! simulator and the GPU.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, rng, ulps32, ulps64};
+use ferrocuda_tests::{blocks, device_tests, rng, ulps32, ulps64};
 use kernels_nvptx::external_crates::{LIBM_RESULTS, libm_special, softplus};
 use rand::Rng;
 
@@ -20,10 +20,6 @@ fn erf_series(x: f64) -> f64 {
         sum += term / (2.0 * n + 1.0);
     }
     sum * 2.0 / std::f64::consts::PI.sqrt()
-}
-
-fn blocks(n: usize, block: usize) -> u32 {
-    n.div_ceil(block).max(1) as u32
 }
 
 #[test]

@@ -3,14 +3,10 @@
 //! not multiples of the block, on the simulator and the GPU.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, rng};
+use ferrocuda_tests::{blocks, device_tests, rng};
 use kernels_nvptx::generic::{max_pool2, scale, widen};
 use rand::Rng;
 use rand::distr::{Distribution, StandardUniform};
-
-fn blocks(n: usize, block: usize) -> u32 {
-    n.div_ceil(block).max(1) as u32
-}
 
 /// `n` random values of `T`.
 fn random<T>(rng: &mut impl Rng, n: usize) -> Vec<T>

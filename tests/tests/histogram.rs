@@ -1,18 +1,10 @@
-//! 256-bin histograms with global and shared atomics (seed programs 16 and 17), on random data of
+//! 256-bin histograms with global and shared atomics, on random data of
 //! awkward lengths with block sizes that are not 256 and grids too small to give every element a
 //! thread (the grid-stride loop covers the rest); exact comparison with the CPU.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_u32, rng};
+use ferrocuda_tests::{device_tests, random_u32, reference, rng};
 use kernels_nvptx::histogram::{histogram_global, histogram_shared};
-
-fn histogram_cpu(data: &[u32]) -> Vec<u32> {
-    let mut bins = vec![0u32; 256];
-    for v in data {
-        bins[(v & 255) as usize] += 1;
-    }
-    bins
-}
 
 /// (length, blocks, threads per block).
 const CASES: [(usize, u32, u32); 6] = [
@@ -32,7 +24,7 @@ device_tests! {
             let data_dev = DeviceBuffer::from_slice(device, &data).unwrap();
             let mut bins = DeviceBuffer::<u32>::zeros(device, 256).unwrap();
             launch!(histogram_global[blocks, threads](&data_dev, &mut bins)).unwrap();
-            assert_eq!(bins.to_vec().unwrap(), histogram_cpu(&data), "n = {n}, {blocks} x {threads}");
+            assert_eq!(bins.to_vec().unwrap(), reference::histogram(&data), "n = {n}, {blocks} x {threads}");
         }
     }
 
@@ -47,10 +39,10 @@ device_tests! {
             let data_dev = DeviceBuffer::from_slice(device, &data).unwrap();
             let mut bins = DeviceBuffer::<u32>::zeros(device, 256).unwrap();
             launch!(histogram_shared[blocks, threads](&data_dev, &mut bins)).unwrap();
-            assert_eq!(bins.to_vec().unwrap(), histogram_cpu(&data), "n = {n}, {blocks} x {threads}");
+            assert_eq!(bins.to_vec().unwrap(), reference::histogram(&data), "n = {n}, {blocks} x {threads}");
             // Launching again adds to the bins.
             launch!(histogram_shared[blocks, threads](&data_dev, &mut bins)).unwrap();
-            let twice: Vec<u32> = histogram_cpu(&data).iter().map(|c| 2 * c).collect();
+            let twice: Vec<u32> = reference::histogram(&data).iter().map(|c| 2 * c).collect();
             assert_eq!(bins.to_vec().unwrap(), twice);
         }
     }

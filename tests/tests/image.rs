@@ -1,8 +1,8 @@
-//! RGB to grayscale (seed program 10) and the 3x3 box blur (seed program 11) on random u8
+//! RGB to grayscale and the 3x3 box blur on random u8
 //! images of awkward sizes, compared exactly with CPU references.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_u8, rng};
+use ferrocuda_tests::{device_tests, grid_2d, random_u8, reference, rng};
 use kernels_nvptx::image::{blur, luminance, rgb_to_grayscale};
 
 /// (width, height): single pixels, thin strips, and sizes that are not multiples of 16.
@@ -15,38 +15,6 @@ const SIZES: [(usize, usize); 7] = [
     (1, 40),
     (67, 45),
 ];
-
-fn grid_for(width: usize, height: usize) -> (u32, u32) {
-    ((width as u32).div_ceil(16), (height as u32).div_ceil(16))
-}
-
-fn grayscale_cpu(rgb: &[u8]) -> Vec<u8> {
-    rgb.chunks_exact(3)
-        .map(|p| luminance(p[0], p[1], p[2]))
-        .collect()
-}
-
-fn blur_cpu(input: &[u8], width: usize, height: usize, channels: usize) -> Vec<u8> {
-    let mut out = vec![0u8; input.len()];
-    for y in 0..height as isize {
-        for x in 0..width as isize {
-            for c in 0..channels {
-                let (mut sum, mut count) = (0u32, 0u32);
-                for dy in -1..=1isize {
-                    for dx in -1..=1isize {
-                        let (yy, xx) = (y + dy, x + dx);
-                        if yy >= 0 && yy < height as isize && xx >= 0 && xx < width as isize {
-                            sum += input[(yy as usize * width + xx as usize) * channels + c] as u32;
-                            count += 1;
-                        }
-                    }
-                }
-                out[(y as usize * width + x as usize) * channels + c] = (sum / count) as u8;
-            }
-        }
-    }
-    out
-}
 
 #[test]
 fn luminance_rounds_to_nearest() {
@@ -82,8 +50,8 @@ device_tests! {
             let rgb_dev = DeviceBuffer::from_slice(device, &rgb).unwrap();
             // Poisoned output: every pixel must be written.
             let mut gray_dev = DeviceBuffer::from_slice(device, &vec![0xA5u8; w * h]).unwrap();
-            launch!(rgb_to_grayscale[grid_for(w, h), (16, 16)](&rgb_dev, &mut gray_dev, w as u32, h as u32)).unwrap();
-            assert_eq!(gray_dev.to_vec().unwrap(), grayscale_cpu(&rgb), "{w} x {h}");
+            launch!(rgb_to_grayscale[grid_2d(w, h, 16), (16, 16)](&rgb_dev, &mut gray_dev, w as u32, h as u32)).unwrap();
+            assert_eq!(gray_dev.to_vec().unwrap(), reference::grayscale(&rgb), "{w} x {h}");
         }
     }
 
@@ -93,7 +61,7 @@ device_tests! {
         let rgb: Vec<u8> = pixels.iter().flatten().copied().collect();
         let mut gray = vec![0u8; pixels.len()];
         launch!(rgb_to_grayscale[(1, 1), (16, 16)](&rgb, &mut gray, pixels.len() as u32, 1u32)).unwrap();
-        assert_eq!(gray, grayscale_cpu(&rgb));
+        assert_eq!(gray, reference::grayscale(&rgb));
         assert_eq!(&gray[..5], &[0, 255, 76, 150, 29]);
     }
 
@@ -103,8 +71,8 @@ device_tests! {
             let image = random_u8(&mut rng, w * h * 3);
             let input = DeviceBuffer::from_slice(device, &image).unwrap();
             let mut output = DeviceBuffer::from_slice(device, &vec![0xA5u8; image.len()]).unwrap();
-            launch!(blur[grid_for(w, h), (16, 16)](&input, &mut output, w as u32, h as u32, 3u32)).unwrap();
-            assert_eq!(output.to_vec().unwrap(), blur_cpu(&image, w, h, 3), "{w} x {h}");
+            launch!(blur[grid_2d(w, h, 16), (16, 16)](&input, &mut output, w as u32, h as u32, 3u32)).unwrap();
+            assert_eq!(output.to_vec().unwrap(), reference::blur(&image, w, h, 3), "{w} x {h}");
         }
     }
 
@@ -113,12 +81,12 @@ device_tests! {
         let (w, h) = (33, 18);
         let image = random_u8(&mut rng, w * h);
         let mut out = vec![0u8; w * h];
-        launch!(blur[grid_for(w, h), (16, 16)](&image, &mut out, w as u32, h as u32, 1u32)).unwrap();
-        assert_eq!(out, blur_cpu(&image, w, h, 1));
+        launch!(blur[grid_2d(w, h, 16), (16, 16)](&image, &mut out, w as u32, h as u32, 1u32)).unwrap();
+        assert_eq!(out, reference::blur(&image, w, h, 1));
         // A constant image stays constant, corners and edges included (they divide by 4 and 6).
         let flat = vec![200u8; w * h * 3];
         let mut out = vec![0u8; w * h * 3];
-        launch!(blur[grid_for(w, h), (16, 16)](&flat, &mut out, w as u32, h as u32, 3u32)).unwrap();
+        launch!(blur[grid_2d(w, h, 16), (16, 16)](&flat, &mut out, w as u32, h as u32, 3u32)).unwrap();
         assert!(out.iter().all(|&v| v == 200));
     }
 

@@ -1,25 +1,9 @@
 //! A panicking kernel thread comes back as `Error::KernelPanic` with file, line, block and
 //! thread; the other threads ran, the device stays usable and other buffers keep their contents.
 
-use ferrocuda::KernelPanic;
 use ferrocuda::prelude::*;
-use ferrocuda_tests::device_tests;
+use ferrocuda_tests::{device_tests, expect_panic, serial};
 use test_kernels::faults::{assert_non_negative, explicit_panic, index_out_of_bounds};
-
-/// A GPU reports a panic to the next synchronization of the device from any thread, so the
-/// tests that make kernels panic take turns.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn expect_panic(result: ferrocuda::Result<()>) -> KernelPanic {
-    match result {
-        Err(Error::KernelPanic(panic)) => panic,
-        other => panic!("expected a kernel panic, got {other:?}"),
-    }
-}
 
 /// The line of the first occurrence of `needle` in the kernels' `faults.rs`.
 fn line_of(needle: &str) -> u32 {
@@ -33,7 +17,7 @@ fn line_of(needle: &str) -> u32 {
 
 device_tests! {
     fn out_of_bounds_index_is_reported(device) {
-        let _serial = serial();
+        let _serial = serial(device);
         let untouched = DeviceBuffer::from_slice(device, &[42u32; 8]).unwrap();
         let mut out = DeviceBuffer::<f32>::zeros(device, 1000).unwrap();
         // Thread 1000 + 37 = block 8, thread 13 (blocks of 128) indexes past the end.
@@ -57,7 +41,7 @@ device_tests! {
     }
 
     fn explicit_panic_message_and_location(device) {
-        let _serial = serial();
+        let _serial = serial(device);
         let mut out = DeviceBuffer::<u32>::zeros(device, 200).unwrap();
         launch!(explicit_panic[4, 64](&mut out)).unwrap();
         let panic = expect_panic(out.to_vec().map(|_| ()));
@@ -72,7 +56,7 @@ device_tests! {
     }
 
     fn assert_in_kernel_with_host_slices(device) {
-        let _serial = serial();
+        let _serial = serial(device);
         let values: Vec<i32> = (0..300).map(|i| if i == 250 { -1 } else { i }).collect();
         let mut out = vec![0i32; 300];
         let stream = device.default_stream();

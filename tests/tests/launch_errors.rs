@@ -67,16 +67,8 @@ device_tests! {
     }
 
     fn buffers_of_another_device_are_rejected(device) {
-        let other = if device.is_simulator() {
-            match ferrocuda_tests::gpu() {
-                Ok(gpu) => gpu,
-                Err(reason) => {
-                    eprintln!("no second device to mix with: {reason}");
-                    return;
-                }
-            }
-        } else {
-            Device::simulator()
+        let Some(other) = ferrocuda_tests::other_device(device) else {
+            return;
         };
         let a = DeviceBuffer::<f32>::zeros(device, 16).unwrap();
         let b = DeviceBuffer::<f32>::zeros(&other, 16).unwrap();

@@ -1,4 +1,4 @@
-//! Vector addition through per-thread local arrays (seed program 20): exact, for sizes that
+//! Vector addition through per-thread local arrays: exact, for sizes that
 //! leave the last thread fewer than its four elements.
 
 use ferrocuda::prelude::*;

@@ -1,8 +1,8 @@
-//! Naive matrix multiplication (seed program 12) on random matrices of awkward shapes, against a
+//! Naive matrix multiplication on random matrices of awkward shapes, against a
 //! CPU reference in f64.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{assert_close, device_tests, matmul_cpu, random_f32, rng};
+use ferrocuda_tests::{assert_close, device_tests, random_f32, reference, rng};
 use kernels_nvptx::matmul_naive::matmul_naive;
 
 /// (m, n, p): C is m x p, the inner dimension is n.
@@ -29,7 +29,7 @@ device_tests! {
             // Sums of n products of values in [-1, 1): f32 rounding stays far below 1e-5 * n.
             let tolerance = 1e-5 * (n as f32).sqrt().max(1.0);
             let c = c_dev.to_vec().unwrap();
-            assert_close(&c, &matmul_cpu(&a, &b, m, n, p), tolerance);
+            assert_close(&c, &reference::matmul(&a, &b, m, n, p), tolerance);
         }
     }
 

@@ -1,9 +1,9 @@
-//! Tiled matrix multiplication (seed program 13) on random matrices whose sizes are not
+//! Tiled matrix multiplication on random matrices whose sizes are not
 //! multiples of the tile, against a CPU reference in f64; the checked and unchecked kernels agree
 //! bit for bit; a block that is not 16x16 is refused by the kernel's assertion.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{assert_close, device_tests, matmul_cpu, random_f32, rng};
+use ferrocuda_tests::{assert_close, device_tests, grid_2d, random_f32, reference, rng, serial};
 use kernels_nvptx::matmul_tiled::{matmul_tiled, matmul_tiled_unchecked};
 
 /// (m, n, p): C is m x p, the inner dimension is n.
@@ -17,21 +17,9 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (70, 37, 45),
 ];
 
-/// A GPU reports a panic to the next synchronization from any thread: the panic test and the
-/// others take turns.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn grid_for(m: usize, p: usize) -> (u32, u32) {
-    ((p as u32).div_ceil(16), (m as u32).div_ceil(16))
-}
-
 device_tests! {
     fn matmul_tiled_matches_cpu(device) {
-        let _serial = serial();
+        let _serial = serial(device);
         let mut rng = rng("matmul_tiled");
         for (m, n, p) in SHAPES {
             let (a, b) = (random_f32(&mut rng, m * n), random_f32(&mut rng, n * p));
@@ -40,21 +28,21 @@ device_tests! {
             let mut c1 = DeviceBuffer::from_slice(device, &vec![f32::NAN; m * p]).unwrap();
             let mut c2 = DeviceBuffer::from_slice(device, &vec![f32::NAN; m * p]).unwrap();
             let (mm, nn, pp) = (m as u32, n as u32, p as u32);
-            launch!(matmul_tiled[grid_for(m, p), (16, 16)](&a_dev, &b_dev, &mut c1, mm, nn, pp)).unwrap();
+            launch!(matmul_tiled[grid_2d(p, m, 16), (16, 16)](&a_dev, &b_dev, &mut c1, mm, nn, pp)).unwrap();
             matmul_tiled_unchecked
-                .grid(grid_for(m, p))
+                .grid(grid_2d(p, m, 16))
                 .block((16, 16))
                 .launch(&a_dev, &b_dev, &mut c2, mm, nn, pp)
                 .unwrap();
             let (c1, c2) = (c1.to_vec().unwrap(), c2.to_vec().unwrap());
             let tolerance = 1e-5 * (n as f32).sqrt().max(1.0);
-            assert_close(&c1, &matmul_cpu(&a, &b, m, n, p), tolerance);
+            assert_close(&c1, &reference::matmul(&a, &b, m, n, p), tolerance);
             assert_eq!(c1, c2, "checked and unchecked kernels differ at {m}x{n}x{p}");
         }
     }
 
     fn matmul_tiled_refuses_other_block_shapes(device) {
-        let _serial = serial();
+        let _serial = serial(device);
         let (a, b) = (vec![1.0f32; 64], vec![1.0f32; 64]);
         let mut c = DeviceBuffer::<f32>::zeros(device, 64).unwrap();
         let a_dev = DeviceBuffer::from_slice(device, &a).unwrap();

@@ -1,4 +1,4 @@
-//! Coalesced and strided copies (seed program 24): exact results for sizes that are not
+//! Coalesced and strided copies: exact results for sizes that are not
 //! multiples of the block.
 
 use ferrocuda::prelude::*;

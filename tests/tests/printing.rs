@@ -1,4 +1,4 @@
-//! Device printing from every thread (seed program 3): on the simulator the exact lines are
+//! Device printing from every thread: on the simulator the exact lines are
 //! checked; on a GPU the lines go to the process's stdout (the driver's printf buffer), so the
 //! test checks the doubled values.
 

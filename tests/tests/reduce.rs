@@ -1,4 +1,4 @@
-//! Sums: the tutorial's per-block shared-memory tree (seed program 8) with the partial sums
+//! Sums: the tutorial's per-block shared-memory tree with the partial sums
 //! added on the host, and the warp-shuffle sum of the whole array on the device; random data of
 //! awkward lengths, unaligned sub-slices, block sizes that are not powers of two, against an f64
 //! CPU sum.

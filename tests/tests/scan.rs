@@ -1,19 +1,10 @@
-//! Inclusive prefix sums (seed program 9, written correctly): the one-block scan of the
-//! tutorial's 8 floats, and `inclusive_scan` over lengths that need one, two and three levels of
-//! block totals, against an f64 running sum on the CPU.
+//! Inclusive prefix sums (written correctly, unlike the tutorial's up-sweep): the one-block scan of
+//! the tutorial's 8 floats, and `inclusive_scan` over lengths that need one, two and three levels
+//! of block totals, against an f64 running sum on the CPU.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_f32, rng};
+use ferrocuda_tests::{device_tests, random_f32, reference, rng};
 use kernels_nvptx::scan::{inclusive_scan, scan_blocks};
-
-fn scan_cpu(x: &[f32]) -> Vec<f64> {
-    x.iter()
-        .scan(0.0f64, |acc, &v| {
-            *acc += v as f64;
-            Some(*acc)
-        })
-        .collect()
-}
 
 device_tests! {
     fn scan_of_eight_in_one_block(device) {
@@ -35,7 +26,7 @@ device_tests! {
             let mut out = DeviceBuffer::from_slice(device, &vec![f32::NAN; n]).unwrap();
             inclusive_scan(&x_dev, &mut out).unwrap();
             let out = out.to_vec().unwrap();
-            for (i, (got, expected)) in out.iter().zip(scan_cpu(&x)).enumerate() {
+            for (i, (got, expected)) in out.iter().zip(reference::inclusive_sum(&x)).enumerate() {
                 // A running sum of i + 1 values in [-1, 1), summed in f32 in tree order.
                 let tolerance = 2e-6 * (i + 1) as f64 + 1e-5;
                 assert!((*got as f64 - expected).abs() <= tolerance, "n = {n}, element {i}: {got} vs {expected}");

@@ -13,7 +13,7 @@ use ferrocuda::prelude::*;
 use ferrocuda::{
     SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
 };
-use ferrocuda_tests::{assert_close, device_tests, random_f32, random_u32, rng};
+use ferrocuda_tests::{assert_close, blocks, device_tests, random_f32, random_u32, rng};
 use kernels_nvptx::histogram::{BINS, histogram_shared};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -140,10 +140,6 @@ fn access(thread: (u32, u32), write: bool, site: SourceSite) -> SharedAccess {
         write,
         site,
     }
-}
-
-fn blocks(n: usize, block: usize) -> u32 {
-    n.div_ceil(block).max(1) as u32
 }
 
 /// `out[start + k] = input[start + (k + 1) % count]` within each chunk of `block` elements.

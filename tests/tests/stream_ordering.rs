@@ -6,7 +6,7 @@
 //! recurrence, not from running it.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_u32, rng};
+use ferrocuda_tests::{blocks, device_tests, random_u32, rng};
 use test_kernels::busy::{lcg_rounds, lcg_step, xor_into};
 
 /// Elements per test: not a multiple of the block.
@@ -22,10 +22,6 @@ fn len(device: &Device) -> usize {
 /// thread), a few steps on the simulator, where every launch is synchronous anyway.
 fn rounds(device: &Device) -> u32 {
     if device.is_simulator() { 5 } else { 1 << 20 }
-}
-
-fn blocks(n: usize) -> u32 {
-    n.div_ceil(256) as u32
 }
 
 /// `lcg_step` applied `rounds` times, as one affine map `x -> a x + b` (mod 2^32) composed by
@@ -73,7 +69,7 @@ device_tests! {
         let input = random_u32(&mut rng("to_vec_waits"), n, u32::MAX);
         let stream = device.new_stream().unwrap();
         let mut data = DeviceBuffer::from_slice(device, &input).unwrap();
-        launch!(lcg_rounds[blocks(n), 256, &stream](&mut data, rounds)).unwrap();
+        launch!(lcg_rounds[blocks(n, 256), 256, &stream](&mut data, rounds)).unwrap();
         // A synchronous copy on the default stream: it must wait for the stream's kernel.
         assert!(data.to_vec().unwrap() == expected(&input, rounds), "to_vec overtook the kernel");
         stream.synchronize().unwrap();
@@ -85,9 +81,9 @@ device_tests! {
         let stream = device.new_stream().unwrap();
         let mut data = DeviceBuffer::from_slice(device, &input).unwrap();
         let mut out = DeviceBuffer::<u32>::zeros(device, n).unwrap();
-        launch!(lcg_rounds[blocks(n), 256](&mut data, rounds)).unwrap();
+        launch!(lcg_rounds[blocks(n, 256), 256](&mut data, rounds)).unwrap();
         // Queued on the new stream right behind the default stream's kernel.
-        launch!(xor_into[blocks(n), 256, &stream](&data, &mut out, 0x5a5a_5a5au32)).unwrap();
+        launch!(xor_into[blocks(n, 256), 256, &stream](&data, &mut out, 0x5a5a_5a5au32)).unwrap();
         stream.synchronize().unwrap();
         let want: Vec<u32> = expected(&input, rounds).iter().map(|x| x ^ 0x5a5a_5a5a).collect();
         assert!(out.to_vec().unwrap() == want, "the new stream overtook the default stream");
@@ -101,8 +97,8 @@ device_tests! {
             let input = random_u32(&mut rng, n, u32::MAX);
             let mut busy = DeviceBuffer::from_slice(device, &input).unwrap();
             let mut result = DeviceBuffer::<u32>::zeros(device, n).unwrap();
-            launch!(lcg_rounds[blocks(n), 256, &stream](&mut busy, rounds)).unwrap();
-            launch!(xor_into[blocks(n), 256, &stream](&busy, &mut result, 0u32)).unwrap();
+            launch!(lcg_rounds[blocks(n, 256), 256, &stream](&mut busy, rounds)).unwrap();
+            launch!(xor_into[blocks(n, 256), 256, &stream](&busy, &mut result, 0u32)).unwrap();
             // Freed on the default stream: after the kernels, or its memory could go to `fresh`
             // while they still write it.
             drop(busy);
@@ -120,10 +116,10 @@ device_tests! {
         let mut data = DeviceBuffer::from_slice(device, &input).unwrap();
         let stream = device.new_stream().unwrap();
         let clone = stream.clone();
-        launch!(lcg_rounds[blocks(n), 256, &stream](&mut data, rounds)).unwrap();
+        launch!(lcg_rounds[blocks(n, 256), 256, &stream](&mut data, rounds)).unwrap();
         drop(stream);
         // The clone keeps the stream alive and usable.
-        launch!(lcg_rounds[blocks(n), 256, &clone](&mut data, 1u32)).unwrap();
+        launch!(lcg_rounds[blocks(n, 256), 256, &clone](&mut data, 1u32)).unwrap();
         drop(clone);
         device.synchronize().unwrap();
         assert!(data.to_vec().unwrap() == expected(&input, rounds + 1));
@@ -133,7 +129,7 @@ device_tests! {
         for start in (0..n).step_by(chunk) {
             let stream = device.new_stream().unwrap();
             let part = data.slice_mut(start..(start + chunk).min(n));
-            launch!(lcg_rounds[blocks(chunk), 256, &stream](part, 2u32)).unwrap();
+            launch!(lcg_rounds[blocks(chunk, 256), 256, &stream](part, 2u32)).unwrap();
         }
         device.synchronize().unwrap();
         assert!(data.to_vec().unwrap() == expected(&input, rounds + 3));
@@ -145,10 +141,10 @@ device_tests! {
         let (one, two) = (device.new_stream().unwrap(), device.new_stream().unwrap());
         let mut data = DeviceBuffer::from_slice(device, &input).unwrap();
         let mut out = DeviceBuffer::<u32>::zeros(device, n).unwrap();
-        launch!(lcg_rounds[blocks(n), 256, &one](&mut data, rounds)).unwrap();
+        launch!(lcg_rounds[blocks(n, 256), 256, &one](&mut data, rounds)).unwrap();
         let done = one.record_event().unwrap();
         two.wait_event(&done).unwrap();
-        launch!(xor_into[blocks(n), 256, &two](&data, &mut out, 7u32)).unwrap();
+        launch!(xor_into[blocks(n, 256), 256, &two](&data, &mut out, 7u32)).unwrap();
         two.synchronize().unwrap();
         let want: Vec<u32> = expected(&input, rounds).iter().map(|x| x ^ 7).collect();
         assert!(out.to_vec().unwrap() == want);

@@ -1,4 +1,4 @@
-//! Naive transpose (seed program 14) on random matrices of awkward shapes: exact.
+//! Naive transpose on random matrices of awkward shapes: exact.
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, random_f32, rng};

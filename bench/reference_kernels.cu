@@ -1,6 +1,6 @@
 // CUDA C references for the kernel-language benchmark (issue: the kernel language), the same
 // algorithms as ferrocuda's kernels in kernels-nvptx, built with nvcc on the GPU machine:
-//   nvcc -O3 -arch=sm_90 -ptx seed_kernels.cu -o seed_kernels.ptx
+//   nvcc -O3 -arch=sm_90 -ptx reference_kernels.cu -o reference_kernels.ptx
 // and timed side by side with ferrocuda's kernels by examples/examples/bench_kernels.rs.
 
 // C = A B, A m x n, B n x p, row-major; 16x16 shared tiles, any size (bounds-checked loads).

@@ -1,0 +1,101 @@
+//! Comparisons with CPU references: a tolerance in absolute plus relative terms (the one the
+//! examples use, [`ferrocuda_examples::compare`]), and distances in units in the last place for
+//! the math functions.
+
+use ferrocuda_examples::Mismatch;
+
+/// Asserts `actual` matches `expected` within `tolerance` (absolute plus relative:
+/// `|a - e| <= tolerance * (1 + |e|)`), naming the first element that does not.
+#[track_caller]
+pub fn assert_close(actual: &[f32], expected: &[f32], tolerance: f32) {
+    match ferrocuda_examples::compare(actual, expected, tolerance) {
+        Ok(_) => {}
+        Err(Mismatch::Length { .. }) => panic!(
+            "lengths differ: {} results, {} expected",
+            actual.len(),
+            expected.len()
+        ),
+        Err(Mismatch::Element {
+            index,
+            actual: a,
+            expected: e,
+        }) => panic!(
+            "element {index}: got {a}, expected {e} (tolerance {tolerance}), of {} elements",
+            actual.len()
+        ),
+    }
+}
+
+/// Distance in units in the last place between two `f32` (0 for two NaNs).
+pub fn ulps32(a: f32, b: f32) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    let key = |x: f32| {
+        let bits = x.to_bits() as i32;
+        if bits < 0 {
+            i32::MIN as i64 - bits as i64
+        } else {
+            bits as i64
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+/// Distance in units in the last place between two `f64` (0 for two NaNs).
+pub fn ulps64(a: f64, b: f64) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 {
+            i64::MIN as i128 - bits as i128
+        } else {
+            bits as i128
+        }
+    };
+    (key(a) - key(b)).unsigned_abs() as u64
+}
+
+/// Distance in units in the last place between two values held in `f64`, counted in `f32` when
+/// `single` (for tests written once for both precisions).
+pub fn ulps(a: f64, b: f64, single: bool) -> u64 {
+    if single {
+        ulps32(a as f32, b as f32)
+    } else {
+        ulps64(a, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ulps_count_representable_steps_across_zero() {
+        assert_eq!(ulps32(1.0, f32::from_bits(1.0f32.to_bits() + 3)), 3);
+        assert_eq!(ulps32(-0.0, 0.0), 0);
+        assert_eq!(ulps32(f32::from_bits(1), -f32::from_bits(1)), 2);
+        assert_eq!(ulps64(f64::NAN, f64::NAN), 0);
+        assert_eq!(ulps(1.0, 1.0 + f64::EPSILON, false), 1);
+        assert_eq!(ulps(1.0, 1.0 + f64::EPSILON, true), 0);
+    }
+
+    #[test]
+    fn assert_close_accepts_within_tolerance() {
+        assert_close(&[1.0, 100.0], &[1.0005, 100.05], 1e-3);
+    }
+
+    #[test]
+    #[should_panic(expected = "element 1: got NaN, expected 2")]
+    fn assert_close_names_the_first_mismatch() {
+        assert_close(&[1.0, f32::NAN, 5.0], &[1.0, 2.0, 3.0], 1e-3);
+    }
+
+    #[test]
+    #[should_panic(expected = "lengths differ: 1 results, 2 expected")]
+    fn assert_close_checks_lengths() {
+        assert_close(&[1.0], &[1.0, 2.0], 0.0);
+    }
+}

@@ -1,0 +1,60 @@
+//! Launch-side helpers: grid sizes, the lock that makes panicking tests take turns on a GPU,
+//! and unwrapping an expected kernel panic.
+
+use ferrocuda::{Device, Error, KernelPanic};
+use std::sync::{Mutex, MutexGuard};
+
+/// Blocks of `block` threads that cover `n` elements, at least one (a launch of an empty grid is
+/// an error, and the kernels handle `n = 0` themselves).
+pub fn blocks(n: usize, block: usize) -> u32 {
+    n.div_ceil(block).max(1) as u32
+}
+
+/// The 2-D grid of `tile` x `tile` blocks that covers a `width` x `height` area: `(x, y)` block
+/// counts, at least one each.
+pub fn grid_2d(width: usize, height: usize, tile: usize) -> (u32, u32) {
+    (blocks(width, tile), blocks(height, tile))
+}
+
+/// The lock behind [`serial`], one per test binary.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// On a GPU, a lock that the tests of a binary whose kernels panic hold while they run: a GPU
+/// reports a panic to whichever host thread synchronizes the device next, so such tests must
+/// take turns. `None` on the simulator, where a panic stays with the launching thread. A test
+/// that failed while holding it does not poison it for the others.
+pub fn serial(device: &Device) -> Option<MutexGuard<'static, ()>> {
+    (!device.is_simulator()).then(|| ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The kernel panic `result` holds.
+///
+/// # Panics
+/// When `result` is anything else, showing what it was.
+#[track_caller]
+pub fn expect_panic<T: std::fmt::Debug>(result: ferrocuda::Result<T>) -> KernelPanic {
+    match result {
+        Err(Error::KernelPanic(panic)) => panic,
+        other => panic!("expected a kernel panic, got {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_cover_every_element_with_at_least_one_block() {
+        assert_eq!(blocks(0, 256), 1);
+        assert_eq!(blocks(1, 256), 1);
+        assert_eq!(blocks(256, 256), 1);
+        assert_eq!(blocks(257, 256), 2);
+        assert_eq!(grid_2d(33, 16, 16), (3, 1));
+        assert_eq!(grid_2d(0, 0, 16), (1, 1));
+    }
+
+    #[test]
+    fn the_simulator_needs_no_turns() {
+        assert!(serial(&Device::simulator()).is_none());
+    }
+}

@@ -407,7 +407,7 @@ pub static API_FACTORS: [f32; 4] = [1.0, 2.0, 3.0, 4.0];
 #[constant]
 pub static API_OFFSET: f32 = 0.5;
 
-/// `c[i] = (a[i] + b[i]) * API_FACTORS[block % 4] + API_OFFSET`, the constant-memory tutorial program with a struct constant beside the array.
+/// `c[i] = (a[i] + b[i]) * API_FACTORS[block % 4] + API_OFFSET`: the constant-memory tutorial program, with a scalar constant beside the array.
 #[kernel]
 pub fn api_constant_scale(a: &[f32], b: &[f32], c: &mut [f32]) {
     let i = grid!(1);

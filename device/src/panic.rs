@@ -40,4 +40,18 @@ pub struct PanicRecord {
     pub message_ptr: u64,
     /// Length of the message in bytes.
     pub message_len: u64,
+    /// The launch token of the launch that panicked (a hidden parameter of every entry), which
+    /// tells the host which launch, stream and host thread the panic belongs to.
+    pub token: u64,
+    /// What the panic was, one of the `PANIC_KIND_*` constants: a static message, or a check
+    /// whose integers are in `operands` (the device does not format text).
+    pub kind: u32,
+    /// Reserved (keeps `operands` 8-byte aligned; zero).
+    pub reserved: u32,
+    /// The integers of a failed check, by `kind` (e.g. the index and the length).
+    pub operands: [u64; 3],
 }
+
+/// The record kind: the message is static text at `message_ptr` (or formatted at run time when
+/// `message_ptr` is 0).
+pub const PANIC_KIND_MESSAGE: u32 = 0;

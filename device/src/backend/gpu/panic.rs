@@ -17,6 +17,10 @@ pub static mut FERROCUDA_PANIC_RECORD: PanicRecord = PanicRecord {
     file_len: 0,
     message_ptr: 0,
     message_len: 0,
+    token: 0,
+    kind: 0,
+    reserved: 0,
+    operands: [0; 3],
 };
 
 #[panic_handler]

@@ -7,8 +7,9 @@
 //! so that a GPU machine whose driver is broken does not show green. `scripts/gpu-run.sh` sets
 //! it.
 //!
-//! The environment is read through a lookup function ([`process_env`] in the tests, a fixed
-//! table in the tests of this module), as in `nvptx-builder`'s `config.rs`.
+//! The `_with` forms take the environment as a lookup function and the opening of the GPU as a
+//! closure, as `nvptx-builder`'s `config.rs` does, so that `tests/require_gpu.rs` can check the
+//! policy without process state or a GPU; the plain forms pass [`process_env`] and GPU 0.
 
 use ferrocuda::Device;
 

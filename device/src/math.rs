@@ -124,6 +124,43 @@ macro_rules! __math_functions {
 /// gives no `ulp[n]` of its own.
 pub const MATH_ULP_TOLERANCE: u64 = 2;
 
+/// Distance in units in the last place between two `f32` values (0 when they are equal or both
+/// NaN): the measure of [`MATH_ULP_TOLERANCE`], for tests that compare a kernel's results with a
+/// CPU reference.
+pub fn ulp_distance_f32(a: f32, b: f32) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    // Map the bits onto a line where adjacent floats are adjacent integers (negative floats
+    // count down from zero).
+    let key = |x: f32| {
+        let bits = x.to_bits() as i32;
+        if bits < 0 {
+            i32::MIN as i64 - bits as i64
+        } else {
+            bits as i64
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+/// Distance in units in the last place between two `f64` values (0 when they are equal or both
+/// NaN); see [`ulp_distance_f32`].
+pub fn ulp_distance_f64(a: f64, b: f64) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 {
+            i64::MIN as i128 - bits as i128
+        } else {
+            bits as i128
+        }
+    };
+    (key(a) - key(b)).unsigned_abs() as u64
+}
+
 /// Declares [`DeviceFloat`] and implements it for `f32` and `f64` from the table.
 macro_rules! device_float {
     ([] $(

@@ -26,37 +26,11 @@ pub fn assert_close(actual: &[f32], expected: &[f32], tolerance: f32) {
     }
 }
 
-/// Distance in units in the last place between two `f32` (0 for two NaNs).
-pub fn ulps32(a: f32, b: f32) -> u64 {
-    if a == b || (a.is_nan() && b.is_nan()) {
-        return 0;
-    }
-    let key = |x: f32| {
-        let bits = x.to_bits() as i32;
-        if bits < 0 {
-            i32::MIN as i64 - bits as i64
-        } else {
-            bits as i64
-        }
-    };
-    (key(a) - key(b)).unsigned_abs()
-}
-
+/// Distance in units in the last place between two `f32` (0 for two NaNs): the device crate's
+/// measure of math accuracy.
+pub use ferrocuda::device::math::ulp_distance_f32 as ulps32;
 /// Distance in units in the last place between two `f64` (0 for two NaNs).
-pub fn ulps64(a: f64, b: f64) -> u64 {
-    if a == b || (a.is_nan() && b.is_nan()) {
-        return 0;
-    }
-    let key = |x: f64| {
-        let bits = x.to_bits() as i64;
-        if bits < 0 {
-            i64::MIN as i128 - bits as i128
-        } else {
-            bits as i128
-        }
-    };
-    (key(a) - key(b)).unsigned_abs() as u64
-}
+pub use ferrocuda::device::math::ulp_distance_f64 as ulps64;
 
 /// Distance in units in the last place between two values held in `f64`, counted in `f32` when
 /// `single` (for tests written once for both precisions).

@@ -2,40 +2,10 @@
 //! here, on the host, where both exist (`libm` is the same Rust code on both targets), and check
 //! the trait's host implementation against std.
 
-use super::{DeviceFloat, MATH_FUNCTIONS};
+use super::{
+    DeviceFloat, MATH_FUNCTIONS, ulp_distance_f32 as ulps_f32, ulp_distance_f64 as ulps_f64,
+};
 use std::vec::Vec;
-
-/// Distance in units in the last place (0 when both are NaN or equal).
-fn ulps_f32(a: f32, b: f32) -> u64 {
-    if a.is_nan() && b.is_nan() || a == b {
-        return 0;
-    }
-    let key = |x: f32| {
-        let bits = x.to_bits() as i32;
-        if bits < 0 {
-            i32::MIN as i64 - bits as i64
-        } else {
-            bits as i64
-        }
-    };
-    (key(a) - key(b)).unsigned_abs()
-}
-
-/// Distance in units in the last place (0 when both are NaN or equal).
-fn ulps_f64(a: f64, b: f64) -> u64 {
-    if a.is_nan() && b.is_nan() || a == b {
-        return 0;
-    }
-    let key = |x: f64| {
-        let bits = x.to_bits() as i64;
-        if bits < 0 {
-            i64::MIN as i128 - bits as i128
-        } else {
-            bits as i128
-        }
-    };
-    (key(a) - key(b)).unsigned_abs() as u64
-}
 
 /// Deterministic inputs: uniform in +-1, +-10, +-100 and +-1000, log-uniform magnitudes from
 /// 1e-30 to 1e30 of both signs, and special points.

@@ -92,27 +92,66 @@ const POST_R535_SYMBOLS: &[&str] = &[
     "cuCtxCreate_v4",
 ];
 
-/// The stub's behaviour: what a handful of entry points do; every other one returns
-/// CUDA_ERROR_NOT_SUPPORTED (801).
+/// Set (to anything) in the child's environment: the R535 stub's GPU opens, as a working
+/// device whose events report 1.5 ms; unset, its primary context fails to open.
+const GPU_OPENS_ENV: &str = "FERROCUDA_STUB_GPU_OPENS";
+
+/// Device attributes of the stub's GPU, `(CUdevice_attribute, value)`: an sm_90 with 1024
+/// threads per block, 48 KiB of shared memory (227 KiB opt-in), no memory pools.
+const STUB_ATTRIBUTES: &[(u32, i32)] = &[
+    (1, 1024),
+    (2, 1024),
+    (3, 1024),
+    (4, 64),
+    (5, 65535),
+    (6, 65535),
+    (7, 65535),
+    (8, 49152),
+    (10, 32),
+    (16, 132),
+    (75, 9),
+    (76, 0),
+    (97, 232448),
+    (115, 0),
+];
+
+/// The C body of the R535 stub's `name`, when it does more than fail.
+fn stub_body(name: &str, driver_version: u32) -> Option<String> {
+    let attributes: String = STUB_ATTRIBUTES
+        .iter()
+        .map(|(attr, value)| format!("case {attr}: *v = {value}; return 0; "))
+        .collect();
+    let body = match name {
+        "cuDriverGetVersion" => format!("(int *v) {{ *v = {driver_version}; return 0; }}"),
+        "cuInit" => "(unsigned flags) { (void)flags; return 0; }".into(),
+        "cuDeviceGetCount" => "(int *n) { *n = 1; return 0; }".into(),
+        "cuDeviceGet" => "(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? 0 : 101; }".into(),
+        "cuGetErrorName" => "(int e, const char **s) { *s = e == 801 ? \"CUDA_ERROR_NOT_SUPPORTED\" : \"CUDA_ERROR_UNKNOWN\"; return 0; }".into(),
+        "cuGetErrorString" => "(int e, const char **s) { (void)e; *s = \"operation not supported by the stub driver\"; return 0; }".into(),
+        "cuDevicePrimaryCtxRetain" => format!("(void **c, int d) {{ (void)d; if (!getenv(\"{GPU_OPENS_ENV}\")) return 801; *c = &stub_context; return 0; }}"),
+        "cuCtxGetCurrent" => "(void **c) { *c = current; return 0; }".into(),
+        "cuCtxSetCurrent" => "(void *c) { current = c; return 0; }".into(),
+        "cuDeviceGetAttribute" => format!("(int *v, int attr, int d) {{ (void)d; switch (attr) {{ {attributes}default: return 1; }} }}"),
+        "cuDeviceGetName" => "(char *s, int len, int d) { (void)d; strncpy(s, \"Stub R535 GPU\", len); return 0; }".into(),
+        "cuDeviceTotalMem_v2" => "(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return 0; }".into(),
+        "cuEventCreate" => "(void **e, unsigned f) { (void)f; *e = malloc(1); return 0; }".into(),
+        "cuEventDestroy_v2" => "(void *e) { free(e); return 0; }".into(),
+        "cuEventElapsedTime" => "(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 1.5f; return 0; }".into(),
+        "cuEventRecord" | "cuEventSynchronize" | "cuEventQuery" | "cuStreamSynchronize"
+        | "cuCtxSynchronize" | "cuDevicePrimaryCtxRelease_v2" => "() { return 0; }".into(),
+        _ => return None,
+    };
+    Some(body)
+}
+
+/// The R535 stub's C source, reporting `driver_version`: every entry point of
+/// [`R535_SYMBOLS`], those without a [`stub_body`] returning CUDA_ERROR_NOT_SUPPORTED (801).
 fn r535_source(driver_version: u32) -> String {
-    let mut c = String::from("#include <stddef.h>\n");
+    let mut c = String::from(
+        "#include <stdlib.h>\n#include <string.h>\nstatic int stub_context;\nstatic void *current;\n",
+    );
     for name in R535_SYMBOLS {
-        let body = match *name {
-            "cuDriverGetVersion" => format!("(int *v) {{ *v = {driver_version}; return 0; }}"),
-            "cuInit" => "(unsigned flags) { (void)flags; return 0; }".to_string(),
-            "cuDeviceGetCount" => "(int *n) { *n = 1; return 0; }".to_string(),
-            "cuDeviceGet" => "(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? 0 : 101; }"
-                .to_string(),
-            "cuGetErrorName" => {
-                "(int e, const char **s) { *s = e == 801 ? \"CUDA_ERROR_NOT_SUPPORTED\" : \"CUDA_ERROR_UNKNOWN\"; return 0; }"
-                    .to_string()
-            }
-            "cuGetErrorString" => {
-                "(int e, const char **s) { (void)e; *s = \"operation not supported by the stub driver\"; return 0; }"
-                    .to_string()
-            }
-            _ => "(void) { return 801; }".to_string(),
-        };
+        let body = stub_body(name, driver_version).unwrap_or_else(|| "() { return 801; }".into());
         c.push_str(&format!("int {name}{body}\n"));
     }
     c
@@ -143,8 +182,14 @@ fn build_stub(name: &str, source: &str) -> Option<PathBuf> {
 }
 
 /// Runs the child test against the stub in `dir`.
-fn run_child(dir: &Path, stub: &str) -> (Output, String, String) {
-    let output = Command::new(std::env::current_exe().unwrap())
+fn run_child(dir: &Path, stub: &str, gpu_opens: bool) -> (Output, String, String) {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    if gpu_opens {
+        child.env(GPU_OPENS_ENV, "1");
+    } else {
+        child.env_remove(GPU_OPENS_ENV);
+    }
+    let output = child
         .args([
             "child_reports_what_the_runtime_sees",
             "--exact",
@@ -184,7 +229,15 @@ fn child_reports_what_the_runtime_sees() {
         return;
     }
     match ferrocuda::Device::new(0) {
-        Ok(device) => println!("new(0): Ok {}", device.name()),
+        Ok(device) => {
+            println!("new(0): Ok {}", device.name());
+            let stream = device.default_stream();
+            let timed = stream
+                .record_event()
+                .and_then(|start| Ok((start, stream.record_event()?)))
+                .and_then(|(start, end)| start.elapsed_ms(&end));
+            println!("elapsed: {timed:?}");
+        }
         Err(e @ ferrocuda::Error::DriverIncompatible { .. }) => {
             if let ferrocuda::Error::DriverIncompatible { missing, .. } = &e {
                 println!("missing: {}", missing.join(" "));
@@ -208,7 +261,7 @@ fn an_empty_driver_library_is_an_error_and_the_default_is_the_simulator() {
     let Some(dir) = build_stub("empty", "") else {
         return;
     };
-    let (_, stdout, stderr) = run_child(&dir, "empty");
+    let (_, stdout, stderr) = run_child(&dir, "empty", false);
     let new = line(&stdout, "new(0):");
     assert!(new.starts_with("new(0): DriverIncompatible"), "{new}");
     let missing = line(&stdout, "missing:");
@@ -257,7 +310,7 @@ fn an_r535_driver_works_as_far_as_it_goes_without_a_missing_symbol() {
     let Some(dir) = build_stub("r535", &source) else {
         return;
     };
-    let (_, stdout, stderr) = run_child(&dir, "r535");
+    let (_, stdout, stderr) = run_child(&dir, "r535", false);
     let new = line(&stdout, "new(0):");
     assert!(
         new.starts_with("new(0): Err")
@@ -283,7 +336,7 @@ fn a_cuda_11_driver_is_named_as_too_old() {
     let Some(dir) = build_stub("cuda11", &r535_source(11040)) else {
         return;
     };
-    let (_, stdout, stderr) = run_child(&dir, "cuda11");
+    let (_, stdout, stderr) = run_child(&dir, "cuda11", false);
     let new = line(&stdout, "new(0):");
     assert!(
         new.starts_with("new(0): DriverIncompatible")
@@ -292,4 +345,15 @@ fn a_cuda_11_driver_is_named_as_too_old() {
     );
     assert_eq!(line(&stdout, "default:"), "default: simulator=true");
     assert!(stderr.contains("older than CUDA 12.0"), "{stderr}");
+}
+
+#[test]
+fn an_r535_driver_times_events_with_the_cuda_12_0_entry_point() {
+    let Some(dir) = build_stub("r535-gpu", &r535_source(12020)) else {
+        return;
+    };
+    let (_, stdout, _) = run_child(&dir, "r535-gpu", true);
+    assert_eq!(line(&stdout, "new(0):"), "new(0): Ok Stub R535 GPU");
+    assert_eq!(line(&stdout, "elapsed:"), "elapsed: Ok(1.5)");
+    assert_eq!(line(&stdout, "default:"), "default: simulator=false");
 }

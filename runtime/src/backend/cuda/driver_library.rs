@@ -206,6 +206,20 @@ mod tests {
     }
 
     #[test]
+    fn the_table_is_for_the_bound_api_level() {
+        let manifest =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml")).unwrap();
+        let cudarc = manifest
+            .lines()
+            .find(|l| l.starts_with("cudarc"))
+            .expect("the root Cargo.toml names cudarc");
+        assert!(
+            cudarc.contains("\"cuda-12000\""),
+            "the root Cargo.toml binds another CUDA API level than cuda-12000 ({cudarc}): DRIVER_ENTRY_POINTS lists the symbols of the cuda-12000 bindings (a newer level renames some, e.g. cuEventElapsedTime_v2 from cuda-12080) and the README states CUDA 12.0 as the minimum driver; update both"
+        );
+    }
+
+    #[test]
     fn no_entry_point_is_newer_than_cuda_12_0() {
         for (name, _) in DRIVER_ENTRY_POINTS {
             assert!(

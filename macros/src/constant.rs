@@ -7,7 +7,7 @@
 //! name, its initial value and the kernel crate's PTX module.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Error, ItemStatic, Result, StaticMutability};
 
@@ -37,6 +37,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
     } = &item;
     let name = ident.to_string();
     let module = crate::module::reference();
+    let check = quote_spanned!(ty.span()=> __ferrocuda_assert_device_copy::<#ty>(););
     Ok(quote! {
         #[cfg(target_arch = "nvptx64")]
         #(#attrs)*
@@ -44,6 +45,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream> {
         #[unsafe(link_section = ".ferrocuda.constant")]
         #vis static #ident: ::ferrocuda::device::constant::Constant<#ty> =
             ::ferrocuda::device::constant::Constant::new(#expr);
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        const _: () = {
+            fn __ferrocuda_assert_device_copy<T: ::ferrocuda::DeviceCopy>() {}
+            #[allow(dead_code, reason = "only type-checked")]
+            fn __ferrocuda_check_type() { #check }
+        };
 
         #[cfg(not(target_arch = "nvptx64"))]
         #(#attrs)*

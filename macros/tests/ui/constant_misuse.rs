@@ -15,5 +15,4 @@ pub static WRONG: NotDeviceCopy = NotDeviceCopy(1.0);
 fn main() {}
 
 //~ ERROR 8:12: a #[constant] static cannot be `mut`: kernels only read constant memory; write it from the host with `NAME.write(&device, &value)`
-//~ ERROR 12:1: `NotDeviceCopy` cannot be passed to or stored on the GPU
-//~ ERROR 13:35: `NotDeviceCopy` cannot be passed to or stored on the GPU
+//~ ERROR 13:19: `NotDeviceCopy` cannot be passed to or stored on the GPU

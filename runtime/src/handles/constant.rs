@@ -24,7 +24,7 @@ use crate::vocabulary::kernel::PtxModule;
 /// Inside a kernel running on the simulator, [`get`](Self::get) and `*`/indexing read the launch's
 /// value, as `Constant<T>` does on the GPU. From host code, [`write`](Self::write) and
 /// [`read`](Self::read) reach the copy on a given device.
-pub struct ConstantSymbol<T: DeviceCopy> {
+pub struct ConstantSymbol<T> {
     /// The symbol's name in the PTX module.
     name: &'static str,
     /// The initial value.
@@ -33,7 +33,9 @@ pub struct ConstantSymbol<T: DeviceCopy> {
     module: &'static PtxModule,
 }
 
-impl<T: DeviceCopy> ConstantSymbol<T> {
+// No `DeviceCopy` bound on the struct and `__new`: `#[constant]` checks the type itself, so a
+// wrong type gives one error at the type instead of one more per use here.
+impl<T> ConstantSymbol<T> {
     /// Used by `#[constant]`.
     ///
     /// # Safety
@@ -42,7 +44,9 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
     pub const unsafe fn __new(name: &'static str, init: T, module: &'static PtxModule) -> Self {
         ConstantSymbol { name, init, module }
     }
+}
 
+impl<T: DeviceCopy> ConstantSymbol<T> {
     /// The symbol's name in the PTX module (the static's name).
     pub fn name(&self) -> &'static str {
         self.name

@@ -110,7 +110,10 @@ impl Device {
 
     /// The device used when none is named: the simulator if `FERROCUDA_SIMULATOR=1`; else GPU
     /// `FERROCUDA_DEVICE` (default 0) if a CUDA driver and GPU are present; else the simulator,
-    /// with a one-line notice on stderr. Chosen once per process.
+    /// with a one-line notice on stderr naming why (no GPU, a driver library that lacks entry
+    /// points or is older than CUDA 12.0, GPU 0 failing to open). An error only when
+    /// `FERROCUDA_DEVICE` is not an ordinal or names a GPU that cannot be opened. Chosen once per
+    /// process.
     pub fn default_device() -> Result<Device> {
         if let Some(device) = DEFAULT.get() {
             return Ok(device.clone());
@@ -121,16 +124,27 @@ impl Device {
         let device = if wants_simulator {
             Device::simulator()
         } else {
-            let ordinal = match std::env::var(DEVICE_ENV) {
-                Ok(text) => text.trim().parse::<usize>().map_err(|_| {
+            let chosen = match std::env::var(DEVICE_ENV) {
+                Ok(text) => Some(text.trim().parse::<usize>().map_err(|_| {
                     Error::NoDevice(format!(
                         "{DEVICE_ENV}={text:?} is not a device ordinal (0, 1, ...)"
                     ))
-                })?,
-                Err(_) => 0,
+                })?),
+                Err(_) => None,
             };
             match DeviceBackend::cuda_device_count() {
-                Ok(n) if n > 0 => Device::new(ordinal)?,
+                // A GPU named by FERROCUDA_DEVICE must open; GPU 0, chosen by default, may fail
+                // (a driver that cannot create a context) and leaves the simulator.
+                Ok(n) if n > 0 => match Device::new(chosen.unwrap_or(0)) {
+                    Ok(device) => device,
+                    Err(e) if chosen.is_none() => {
+                        eprintln!(
+                            "ferrocuda: GPU 0 cannot be opened ({e}); running kernels on the CPU simulator"
+                        );
+                        Device::simulator()
+                    }
+                    Err(e) => return Err(e),
+                },
                 Ok(_) => {
                     eprintln!(
                         "ferrocuda: no CUDA GPU found; running kernels on the CPU simulator (set {SIMULATOR_ENV}=1 to choose it explicitly)"

@@ -73,6 +73,17 @@ pub enum Error {
     /// No usable CUDA device.
     #[error("no CUDA device: {0}")]
     NoDevice(String),
+    /// The CUDA driver library loads but cannot serve ferrocuda: it lacks entry points the
+    /// runtime calls, or it is older than CUDA 12.0 (R525).
+    #[error("{}", crate::vocabulary::driver_requirement::describe(.library, *.driver_version, .missing))]
+    DriverIncompatible {
+        /// The library that was loaded (its path when the process's memory map names it).
+        library: String,
+        /// The driver's CUDA version `(major, minor)`, when `cuDriverGetVersion` answered.
+        driver_version: Option<(u32, u32)>,
+        /// The driver entry points ferrocuda calls that the library does not export.
+        missing: Vec<&'static str>,
+    },
     /// Buffers or streams of two different devices were used together.
     #[error("{what} belongs to device {found}, but this operation runs on device {expected}")]
     DeviceMismatch {

@@ -4,9 +4,12 @@
 //! [`module`] loads PTX modules and kernel functions and reads device panic records; [`memory`]
 //! allocates and copies; [`stream`] holds streams and events; [`interop`] is the public escape
 //! hatch to the underlying cudarc objects. The context is made current in one place,
-//! [`make_current`] (in [`mod@driver`], with the conversion of driver errors).
+//! [`make_current`] (in [`mod@driver`], with the conversion of driver errors). Before the first
+//! driver call, [`driver_library`] checks that the loaded `libcuda.so` exports every entry point
+//! the runtime calls, so that a missing one is an error rather than a panic inside cudarc.
 
 pub(crate) mod driver;
+pub(crate) mod driver_library;
 pub(crate) mod interop;
 pub(crate) mod launch;
 pub(crate) mod memory;
@@ -78,11 +81,14 @@ impl CudaDevice {
         unsafe { cudarc::driver::sys::is_culib_present() }
     }
 
-    /// The number of CUDA devices (0 when the driver is missing or finds none).
+    /// The number of CUDA devices (0 when the driver is missing or finds none); an
+    /// [`Error::DriverIncompatible`] when the driver library lacks what the runtime calls.
+    /// Every path to the driver starts here, so the library is checked before its first call.
     pub(crate) fn count() -> Result<usize> {
         if !Self::driver_present() {
             return Ok(0);
         }
+        driver_library::check()?;
         result::init().map_err(driver("cuInit"))?;
         result::device::get_count()
             .map(|n| n as usize)

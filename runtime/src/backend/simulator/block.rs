@@ -71,7 +71,7 @@ impl ThreadSlot {
 }
 
 /// The number of lanes in a warp.
-pub(super) const WARP_SIZE: usize = 32;
+pub(super) const WARP_SIZE: usize = ferrocuda_device::warp::WARP_SIZE as usize;
 
 /// The lanes that exist in the warp starting at thread `base` of a block of `threads` threads (a
 /// block whose size is not a multiple of 32 has a partial last warp).

@@ -46,7 +46,7 @@ fn same_operation(a: &WarpOp, b: &WarpOp) -> bool {
 /// CUDA passes for `width` (`b` is the source lane, delta or xor mask). Returns `lane` itself when
 /// the source is outside the lane's section.
 pub(super) fn shuffle_source(kind: ShuffleKind, lane: u32, b: u32, width: u32) -> u32 {
-    let segmask = 32u32.wrapping_sub(width) & 0x1f;
+    let segmask = ferrocuda_device::warp::WARP_SIZE.wrapping_sub(width) & 0x1f;
     let clamp = if kind == ShuffleKind::Up { 0 } else { 0x1f };
     let b = b & 0x1f;
     let min_lane = lane & segmask;

@@ -1,0 +1,56 @@
+//! Each name and limit shared between crates is defined once; where another crate must repeat it
+//! as a literal (`include_str!`, `#[link_section]`, a proc-macro crate that cannot depend on the
+//! device library without the nested device build compiling it for the host too), this test
+//! checks that the copy agrees with the definition.
+
+use nvptx_builder::{CONSTANT_SECTION, PTX_FILE_NAME, SHARED_SECTION};
+
+/// A source file of the workspace, read from the runtime's folder.
+fn source(path: &str) -> String {
+    let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("cannot read {full}: {e}"))
+}
+
+#[test]
+fn ptx_module_includes_the_file_the_builder_writes() {
+    let expected = format!("concat!(env!(\"OUT_DIR\"), \"/{PTX_FILE_NAME}\")");
+    assert!(
+        source("runtime/src/lib.rs").contains(&expected),
+        "runtime/src/lib.rs's ptx_module! must include `{expected}` (nvptx_builder::PTX_FILE_NAME)"
+    );
+}
+
+#[test]
+fn shared_and_constant_statics_use_the_builders_sections() {
+    for (path, section, name) in [
+        (
+            "device/src/backend/gpu/shared.rs",
+            SHARED_SECTION,
+            "SHARED_SECTION",
+        ),
+        (
+            "macros/src/constant.rs",
+            CONSTANT_SECTION,
+            "CONSTANT_SECTION",
+        ),
+    ] {
+        let expected = format!("link_section = \"{section}\"");
+        assert!(
+            source(path).contains(&expected),
+            "{path} must use `{expected}` (nvptx_builder::{name}), which the link step rewrites"
+        );
+    }
+}
+
+#[test]
+fn the_printf_macro_sizes_conversions_as_the_device_library_does() {
+    let printf = source("macros/src/printf.rs");
+    let expected = format!(
+        "const MAX_CONVERSION_LEN: usize = {};",
+        ferrocuda::device::print::MAX_CONVERSION_LEN
+    );
+    assert!(
+        printf.contains(&expected),
+        "macros/src/printf.rs must define `{expected}` (ferrocuda_device::print::MAX_CONVERSION_LEN)"
+    );
+}

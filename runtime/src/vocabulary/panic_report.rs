@@ -37,3 +37,37 @@ pub struct KernelPanic {
 /// The message for a GPU panic whose text was built with `format_args!` at run time (bounds
 /// checks, `panic!("{}", x)`): the device records location but not the formatted text.
 pub(crate) const FORMATTED_MESSAGE: &str = "panic with a run-time formatted message (an index out of bounds, an arithmetic overflow, or a formatted panic!/assert!); the simulator shows the full text";
+
+/// What a synchronizing host thread does with a device panic record, decided by its token.
+pub(crate) enum Claim {
+    /// One of the thread's launches that this synchronization covers: report it (it panicked in
+    /// this kernel) and clear the record.
+    Take(&'static str),
+    /// One of the thread's launches that this synchronization does not cover: leave it for a
+    /// later one of the same thread.
+    Keep,
+    /// A launch nobody will claim any more (older than the host remembers): clear the record.
+    Clear,
+    /// Another thread's launch: leave it.
+    Ignore,
+}
+
+/// The panic epoch of each loaded module (by module key) as one host thread last read it, with
+/// nothing of its own left in that module's records at that epoch.
+#[derive(Default)]
+pub(crate) struct SeenEpochs(Vec<(usize, u32)>);
+
+impl SeenEpochs {
+    /// The epoch last read for module `key`.
+    pub(crate) fn get(&self, key: usize) -> Option<u32> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, e)| *e)
+    }
+
+    /// Remembers `epoch` for module `key`.
+    pub(crate) fn set(&mut self, key: usize, epoch: u32) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = epoch,
+            None => self.0.push((key, epoch)),
+        }
+    }
+}

@@ -4,18 +4,19 @@ use crate::Dim3;
 
 /// A kernel thread panicked: an out-of-bounds index, a failed `assert!`, a `panic!`.
 ///
-/// Returned (inside [`crate::Error::KernelPanic`]) by the first synchronization after the
-/// launch: `Device::synchronize`, `Stream::synchronize`, a copy back to the host, or a launch
-/// that copies host slices back. The device stays usable: the panicking thread ended, the other
-/// threads of the launch ran to completion, and the next launch works.
+/// Returned (inside [`crate::Error::KernelPanic`]) once, to the host thread that launched the
+/// kernel, by its first synchronization that covers the launch: `Stream::synchronize` of the
+/// launch's stream, `Device::synchronize`, `Event::synchronize` of an event recorded after it on
+/// its stream, a copy back to the host (for a launch on the default stream), or the launch itself
+/// when it copies host slices back (after copying them). The device stays usable: the panicking
+/// thread ended, the other threads of the launch ran to completion, and the next launch works.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "kernel `{kernel}` panicked at {file}:{line}:{column}, block {block}, thread {thread}: {message}{}",
     if *other_panics > 0 { format!(" ({other_panics} other thread(s) panicked too)") } else { String::new() }
 )]
 pub struct KernelPanic {
-    /// The kernel's entry name (or the kernels that may have panicked, when several launches
-    /// ran since the last synchronization).
+    /// The entry name of the kernel that panicked.
     pub kernel: String,
     /// The panic message, or the kind of panic when the message was formatted at run time
     /// (device code does not carry a formatter).
@@ -30,7 +31,7 @@ pub struct KernelPanic {
     pub block: Dim3,
     /// `threadIdx` of the (first) panicking thread.
     pub thread: Dim3,
-    /// How many other threads panicked in the same launch(es).
+    /// How many other threads panicked in the same launch.
     pub other_panics: u32,
 }
 

@@ -187,3 +187,76 @@ impl ThreadLaunches {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(stream: u64, token: u64) -> Launch {
+        Launch {
+            device: 1,
+            stream,
+            token,
+            kernel: "k",
+            error: None,
+        }
+    }
+
+    fn thread(launches: Vec<Launch>) -> ThreadLaunches {
+        ThreadLaunches {
+            launches,
+            prune_at: 2 * PANIC_SLOTS,
+            seen: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_record_is_taken_only_by_a_synchronization_of_its_stream() {
+        let thread = thread(vec![launch(1, 5), launch(2, 6)]);
+        let stream_one = Scope {
+            device: 1,
+            stream: Some(1),
+            up_to: u64::MAX,
+        };
+        assert!(matches!(thread.claim(&stream_one, 6, 5), Claim::Take("k")));
+        assert!(matches!(thread.claim(&stream_one, 6, 6), Claim::Keep));
+        // Another thread's record: recent ones are left, abandoned ones cleared.
+        assert!(matches!(thread.claim(&stream_one, 6, 4), Claim::Ignore));
+        let newest = 7 + PANIC_SLOTS as u64;
+        assert!(matches!(thread.claim(&stream_one, newest, 7), Claim::Clear));
+        // An event covers only the launches before it.
+        let event = Scope {
+            up_to: 4,
+            ..stream_one
+        };
+        assert!(matches!(thread.claim(&event, 6, 5), Claim::Keep));
+    }
+
+    #[test]
+    fn a_synchronization_reports_one_failure_and_keeps_the_others() {
+        let failed = |stream, token| Launch {
+            error: Some(Box::new(Error::EventNotRecorded { operation: "test" })),
+            ..launch(stream, token)
+        };
+        let mut thread = thread(vec![failed(1, 1), launch(1, 2), failed(1, 3), failed(2, 4)]);
+        let scope = Scope {
+            device: 1,
+            stream: Some(1),
+            up_to: u64::MAX,
+        };
+        assert!(thread.report(&scope).is_err());
+        assert_eq!(thread.launches.len(), 2);
+        assert!(thread.report(&scope).is_err());
+        assert!(thread.report(&scope).is_ok());
+        assert_eq!(thread.launches[0].token, 4);
+    }
+
+    #[test]
+    fn pruning_forgets_only_launches_whose_slot_may_be_reused() {
+        let mut thread = thread((1..=3000).map(|t| launch(1, t)).collect());
+        thread.prune(1, 3000);
+        assert_eq!(thread.launches.len(), PANIC_SLOTS);
+        assert_eq!(thread.launches[0].token, 3001 - PANIC_SLOTS as u64);
+        assert_eq!(thread.prune_at, 2 * PANIC_SLOTS);
+    }
+}

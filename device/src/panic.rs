@@ -1,10 +1,15 @@
 //! Device panics: what a panicking GPU thread leaves for the host to report.
 //!
-//! On the GPU the panic handler records the first panic of a launch in [`PanicRecord`] (a global
-//! of the PTX module named `FERROCUDA_PANIC_RECORD`) and ends the thread with `exit`, which keeps
-//! the CUDA context usable (`trap` would poison it). The runtime reads and clears the record at
-//! the next synchronization and returns it as `Error::KernelPanic`. On the simulator a panic is an
-//! ordinary Rust panic caught by the simulator. The handler itself is in `backend/gpu/panic.rs`.
+//! On the GPU the panic handler records the first panic of a launch in a [`PanicRecord`] and ends
+//! the thread with `exit`, which keeps the CUDA context usable (`trap` would poison it). Each PTX
+//! module holds [`PANIC_SLOTS`] records (the global `FERROCUDA_PANIC_RECORD`) and a `u32` epoch
+//! (`FERROCUDA_PANIC_EPOCH`) that the handler increments after completing a record. Every entry
+//! takes a hidden last parameter, the launch's token (unique per device), and stores it first
+//! thing ([`__set_launch_token`]); a panic goes to slot `token % PANIC_SLOTS` and carries the
+//! token, which tells the host which launch, stream and host thread it belongs to. The runtime
+//! claims a record at the synchronization of that launch's stream by its host thread and returns
+//! it as `Error::KernelPanic`. On the simulator a panic is an ordinary Rust panic caught by the
+//! simulator. The handler itself is in `backend/gpu/panic.rs`.
 
 /// The record state: no panic recorded.
 pub const PANIC_STATE_EMPTY: u32 = 0;
@@ -13,8 +18,26 @@ pub const PANIC_STATE_WRITING: u32 = 1;
 /// The record state: the record is complete.
 pub const PANIC_STATE_COMPLETE: u32 = 2;
 
-/// The name of the device global holding the [`PanicRecord`].
+/// The name of the device global holding the [`PanicRecord`]s (`[PanicRecord; PANIC_SLOTS]`).
 pub const PANIC_RECORD_SYMBOL: &str = "FERROCUDA_PANIC_RECORD";
+
+/// The name of the device global `u32` incremented after each completed record.
+pub const PANIC_EPOCH_SYMBOL: &str = "FERROCUDA_PANIC_EPOCH";
+
+/// How many panic records a module holds: a launch's panic goes to slot `token % PANIC_SLOTS`.
+/// The host forgets launches more than `PANIC_SLOTS` launches old that were never synchronized.
+pub const PANIC_SLOTS: usize = 1024;
+
+/// Stores the launch token where the panic handler finds it. Called by the entries `#[kernel]`
+/// generates, as their first statement; not for kernel code.
+#[doc(hidden)]
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn __set_launch_token(token: u64) {
+    // The one GPU-only façade without a simulator twin: the simulator's entries take no token
+    // (the runtime attributes a simulated panic to its launch directly).
+    crate::backend::panic::set_launch_token(token)
+}
 
 /// The first panic of a launch, as recorded on the device.
 #[repr(C)]

@@ -125,8 +125,11 @@ fn launch_costs(
         kernels_nvptx::__FERROCUDA_MODULE.ptx,
     ))?;
     let ours_vecadd = ours_module.load_function("vecadd")?;
+    // The entry's hidden last parameter: 0 is no launch's token (the runtime's start at 1).
+    let no_token = 0u64;
     let raw_ours = || -> ferrocuda::Result<()> {
-        // SAFETY: vecadd's entry takes (pointer, length) for each of its three slices.
+        // SAFETY: vecadd's entry takes (pointer, length) for each of its three slices, then the
+        // launch token.
         unsafe {
             launch_raw(
                 &ours_vecadd,
@@ -139,6 +142,7 @@ fn launch_costs(
                     param(&tiny_n),
                     param(&tc_ptr),
                     param(&tiny_n),
+                    param(&no_token),
                 ],
             )
         }

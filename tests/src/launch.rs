@@ -1,8 +1,6 @@
-//! Launch-side helpers: grid sizes, the lock that makes panicking tests take turns on a GPU,
-//! and unwrapping an expected kernel panic.
+//! Launch-side helpers: grid sizes and unwrapping an expected kernel panic.
 
-use ferrocuda::{Device, Error, KernelPanic};
-use std::sync::{Mutex, MutexGuard};
+use ferrocuda::{Error, KernelPanic};
 
 /// Blocks of `block` threads that cover `n` elements, at least one (a launch of an empty grid is
 /// an error, and the kernels handle `n = 0` themselves).
@@ -14,17 +12,6 @@ pub fn blocks(n: usize, block: usize) -> u32 {
 /// counts, at least one each.
 pub fn grid_2d(width: usize, height: usize, tile: usize) -> (u32, u32) {
     (blocks(width, tile), blocks(height, tile))
-}
-
-/// The lock behind [`serial`], one per test binary.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// On a GPU, a lock that the tests of a binary whose kernels panic hold while they run: a GPU
-/// reports a panic to whichever host thread synchronizes the device next, so such tests must
-/// take turns. `None` on the simulator, where a panic stays with the launching thread. A test
-/// that failed while holding it does not poison it for the others.
-pub fn serial(device: &Device) -> Option<MutexGuard<'static, ()>> {
-    (!device.is_simulator()).then(|| ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// The kernel panic `result` holds.
@@ -51,10 +38,5 @@ mod tests {
         assert_eq!(blocks(257, 256), 2);
         assert_eq!(grid_2d(33, 16, 16), (3, 1));
         assert_eq!(grid_2d(0, 0, 16), (1, 1));
-    }
-
-    #[test]
-    fn the_simulator_needs_no_turns() {
-        assert!(serial(&Device::simulator()).is_none());
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! - [`gpu`](mod@gpu): the devices to run on, and [`device_tests!`], which writes each kernel test
 //!   once and instantiates it for the simulator and the GPU;
-//! - [`launch`]: grid sizes, the lock that serializes tests whose kernels panic on a GPU, and
+//! - [`launch`]: grid sizes and
 //!   [`expect_panic`];
 //! - [`inputs`]: deterministic random inputs, seeded from the test's name;
 //! - [`compare`]: tolerances in absolute, relative and ulp terms;
@@ -22,4 +22,4 @@ pub use gpu::{
     REQUIRE_GPU_ENV, SKIP_GPU_ENV, gpu, gpu_with, on_gpu, on_gpu_with, other_device, process_env,
 };
 pub use inputs::{random_f32, random_u8, random_u32, rng};
-pub use launch::{blocks, expect_panic, grid_2d, serial};
+pub use launch::{blocks, expect_panic, grid_2d};

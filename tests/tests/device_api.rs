@@ -6,7 +6,7 @@ use ferrocuda::SimulatorFault;
 use ferrocuda::device::__math_operand;
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{
-    assert_close, blocks, device_tests, expect_panic, random_f32, random_u32, rng, serial, ulps,
+    assert_close, blocks, device_tests, expect_panic, random_f32, random_u32, rng, ulps,
 };
 use rand::Rng;
 use test_kernels::device_api::*;
@@ -122,7 +122,6 @@ fn check_math_row<T: Into<f64> + Copy>(x: f64, got: &[T], expected: &[Expected<T
 
 device_tests! {
     fn static_shared_array_reverses_blocks(device) {
-        let _serial = serial(device);
         let mut rng = rng("shared_reverse");
         for (n, block) in [(1, 256), (255, 256), (257, 256), (1000, 100), (4099, 256)] {
             let input = random_f32(&mut rng, n);
@@ -137,7 +136,6 @@ device_tests! {
     }
 
     fn shared_tile_transposes(device) {
-        let _serial = serial(device);
         let mut rng = rng("shared_transpose");
         for (w, h) in [(16usize, 16usize), (37, 19), (64, 1), (1, 50), (100, 33)] {
             let input = random_f32(&mut rng, w * h);
@@ -155,7 +153,6 @@ device_tests! {
     }
 
     fn dynamic_shared_block_sums(device) {
-        let _serial = serial(device);
         let mut rng = rng("dynamic_block_sum");
         for (n, block) in [(1usize, 32usize), (1000, 128), (4099, 256)] {
             let input = random_f32(&mut rng, n);
@@ -171,7 +168,6 @@ device_tests! {
     }
 
     fn dynamic_shared_carved_arrays(device) {
-        let _serial = serial(device);
         let mut rng = rng("dynamic_carve");
         for (n, block) in [(5usize, 64usize), (300, 64), (1000, 96)] {
             let a: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -192,7 +188,6 @@ device_tests! {
     }
 
     fn dynamic_shared_too_small_panics(device) {
-        let _serial = serial(device);
         // Device buffers, not host slices: a launch with host slices is synchronous and would
         // return the panic itself.
         let a = DeviceBuffer::from_slice(device, &[1.0f64; 64]).unwrap();
@@ -225,7 +220,6 @@ device_tests! {
     }
 
     fn histogram_with_global_atomics(device) {
-        let _serial = serial(device);
         let mut rng = rng("histogram_global");
         let data = random_u32(&mut rng, 100_003, u32::MAX);
         let mut bins = DeviceBuffer::<u32>::zeros(device, 37).unwrap();
@@ -238,7 +232,6 @@ device_tests! {
     }
 
     fn float_atomics(device) {
-        let _serial = serial(device);
         let mut rng = rng("atomic_floats");
         let n = 10_001;
         let block = 128;
@@ -267,7 +260,6 @@ device_tests! {
     }
 
     fn integer_atomics(device) {
-        let _serial = serial(device);
         let mut rng = rng("atomic_integers");
         let n = 5_003;
         let values: Vec<i32> = (0..n).map(|_| rng.random_range(-1_000_000..1_000_000)).collect();
@@ -298,7 +290,6 @@ device_tests! {
     }
 
     fn warp_reductions(device) {
-        let _serial = serial(device);
         let mut rng = rng("warp_reduce");
         for (n, block) in [(1000usize, 64usize), (33, 32), (4099, 256)] {
             let input = random_f32(&mut rng, n);
@@ -321,7 +312,6 @@ device_tests! {
     }
 
     fn warp_shuffle_variants(device) {
-        let _serial = serial(device);
         let mut rng = rng("warp_shuffles");
         let (n, block) = (200usize, 64usize);
         let input: Vec<i64> = (0..n).map(|_| rng.random()).collect();
@@ -345,13 +335,11 @@ device_tests! {
     }
 
     fn shuffle_kinds_on_every_shuffle_type(device) {
-        let _serial = serial(device);
         let mut rng = rng("shuffle_kinds");
         ferrocuda::device::__shuffle_values!(shuffle_checks, [device, rng]);
     }
 
     fn warp_votes_and_lanes(device) {
-        let _serial = serial(device);
         let mut rng = rng("warp_votes");
         let (n, block) = (200usize, 64usize);
         let input: Vec<i32> = (0..n).map(|_| rng.random_range(-5..200)).collect();
@@ -376,7 +364,6 @@ device_tests! {
     }
 
     fn math_f32_matches_std(device) {
-        let _serial = serial(device);
         let mut input: Vec<f32> = {
             let mut rng = rng("math_f32");
             (0..3001).map(|_| rng.random_range(-10.0..10.0)).collect()
@@ -392,7 +379,6 @@ device_tests! {
     }
 
     fn math_f64_matches_std(device) {
-        let _serial = serial(device);
         let mut input: Vec<f64> = {
             let mut rng = rng("math_f64");
             (0..3001).map(|_| rng.random_range(-10.0..10.0)).collect()
@@ -408,7 +394,6 @@ device_tests! {
     }
 
     fn fast_math_is_close(device) {
-        let _serial = serial(device);
         let mut rng = rng("fast_math");
         let input: Vec<f32> = (0..2000).map(|_| rng.random_range(-3.0..3.0)).collect();
         let n = input.len();
@@ -430,13 +415,11 @@ device_tests! {
     }
 
     fn device_printing_runs(device) {
-        let _serial = serial(device);
         launch!(api_print[1, 4](&[1.5f32, -0.25, 3.0])).unwrap();
         device.synchronize().unwrap();
     }
 
     fn constant_memory_written_by_the_host(device) {
-        let _serial = serial(device);
         let mut rng = rng("constant_scale");
         let factors = [1.5f32, 2.0, -1.0, 0.25];
         API_FACTORS.write(device, &factors).unwrap();
@@ -455,7 +438,6 @@ device_tests! {
     }
 
     fn matrix_views_multiply(device) {
-        let _serial = serial(device);
         let mut rng = rng("matmul");
         for (m, n, p, pad) in [(37usize, 19usize, 23usize, 3usize), (1, 1, 1, 0), (16, 40, 5, 1)] {
             let a = random_f32(&mut rng, m * (n + pad));
@@ -474,7 +456,6 @@ device_tests! {
     }
 
     fn matrix_shape_checks_panic(device) {
-        let _serial = serial(device);
         // A 4 x 5 view (stride 5 + 2) needs 26 elements of `a`, which has 20.
         let a = DeviceBuffer::<f32>::zeros(device, 20).unwrap();
         let b = DeviceBuffer::<f32>::zeros(device, 5).unwrap();

@@ -3,12 +3,11 @@
 //! memory stops the kernel with a clear panic and the device stays usable.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_f32, rng, serial};
+use ferrocuda_tests::{device_tests, random_f32, rng};
 use kernels_nvptx::dynamic_shared::vecadd_dynamic_shared;
 
 device_tests! {
     fn vecadd_through_dynamic_shared_memory(device) {
-        let _serial = serial(device);
         let mut rng = rng("dynamic_shared");
         for (n, block) in [(1000usize, 32u32), (1usize, 32), (4099, 256), (70, 1024)] {
             let (a, b) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
@@ -22,7 +21,6 @@ device_tests! {
     }
 
     fn too_little_dynamic_shared_memory_is_a_panic(device) {
-        let _serial = serial(device);
         let (a, b) = (vec![1.0f32; 64], vec![2.0f32; 64]);
         let mut c = DeviceBuffer::<f32>::zeros(device, 64).unwrap();
         let result = vecadd_dynamic_shared

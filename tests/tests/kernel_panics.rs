@@ -2,7 +2,7 @@
 //! thread; the other threads ran, the device stays usable and other buffers keep their contents.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, expect_panic, serial};
+use ferrocuda_tests::{device_tests, expect_panic};
 use test_kernels::faults::{assert_non_negative, explicit_panic, index_out_of_bounds};
 
 /// The line of the first occurrence of `needle` in the kernels' `faults.rs`.
@@ -17,7 +17,6 @@ fn line_of(needle: &str) -> u32 {
 
 device_tests! {
     fn out_of_bounds_index_is_reported(device) {
-        let _serial = serial(device);
         let untouched = DeviceBuffer::from_slice(device, &[42u32; 8]).unwrap();
         let mut out = DeviceBuffer::<f32>::zeros(device, 1000).unwrap();
         // Thread 1000 + 37 = block 8, thread 13 (blocks of 128) indexes past the end.
@@ -41,7 +40,6 @@ device_tests! {
     }
 
     fn explicit_panic_message_and_location(device) {
-        let _serial = serial(device);
         let mut out = DeviceBuffer::<u32>::zeros(device, 200).unwrap();
         launch!(explicit_panic[4, 64](&mut out)).unwrap();
         let panic = expect_panic(out.to_vec().map(|_| ()));
@@ -56,7 +54,6 @@ device_tests! {
     }
 
     fn assert_in_kernel_with_host_slices(device) {
-        let _serial = serial(device);
         let values: Vec<i32> = (0..300).map(|i| if i == 250 { -1 } else { i }).collect();
         let mut out = vec![0i32; 300];
         let stream = device.default_stream();

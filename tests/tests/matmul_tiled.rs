@@ -3,7 +3,7 @@
 //! bit for bit; a block that is not 16x16 is refused by the kernel's assertion.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{assert_close, device_tests, grid_2d, random_f32, reference, rng, serial};
+use ferrocuda_tests::{assert_close, device_tests, grid_2d, random_f32, reference, rng};
 use kernels_nvptx::matmul_tiled::{matmul_tiled, matmul_tiled_unchecked};
 
 /// (m, n, p): C is m x p, the inner dimension is n.
@@ -19,7 +19,6 @@ const SHAPES: [(usize, usize, usize); 7] = [
 
 device_tests! {
     fn matmul_tiled_matches_cpu(device) {
-        let _serial = serial(device);
         let mut rng = rng("matmul_tiled");
         for (m, n, p) in SHAPES {
             let (a, b) = (random_f32(&mut rng, m * n), random_f32(&mut rng, n * p));
@@ -42,7 +41,6 @@ device_tests! {
     }
 
     fn matmul_tiled_refuses_other_block_shapes(device) {
-        let _serial = serial(device);
         let (a, b) = (vec![1.0f32; 64], vec![1.0f32; 64]);
         let mut c = DeviceBuffer::<f32>::zeros(device, 64).unwrap();
         let a_dev = DeviceBuffer::from_slice(device, &a).unwrap();

@@ -181,13 +181,16 @@ fn entry_parameters_match_the_host_layout() {
             format!(".param .u64 {name}_param_{}", i + 1),
         ]
     };
+    // Every entry ends with one hidden `u64`, the launch token the runtime appends.
+    let token = |name: &str, i: usize| vec![format!(".param .u64 {name}_param_{i}")];
     let vecadd_entry = symbol::<vecadd>();
     assert_eq!(
         params(vecadd_entry),
         [
             slice(vecadd_entry, 0),
             slice(vecadd_entry, 2),
-            slice(vecadd_entry, 4)
+            slice(vecadd_entry, 4),
+            token(vecadd_entry, 6)
         ]
         .concat()
     );
@@ -203,7 +206,8 @@ fn entry_parameters_match_the_host_layout() {
             slice(integrate_entry, 0),
             vec![format!(
                 ".param .align {align} .b8 {integrate_entry}_param_2[{size}]"
-            )]
+            )],
+            token(integrate_entry, 3)
         ]
         .concat()
     );
@@ -213,7 +217,8 @@ fn entry_parameters_match_the_host_layout() {
         params(scale_entry),
         [
             vec![format!(".param .f64 {scale_entry}_param_0")],
-            slice(scale_entry, 1)
+            slice(scale_entry, 1),
+            token(scale_entry, 3)
         ]
         .concat()
     );
@@ -226,7 +231,8 @@ fn entry_parameters_match_the_host_layout() {
             vec![
                 format!(".param .f32 {widen_entry}_param_4"),
                 format!(".param .f32 {widen_entry}_param_5")
-            ]
+            ],
+            token(widen_entry, 6)
         ]
         .concat()
     );
@@ -236,7 +242,8 @@ fn entry_parameters_match_the_host_layout() {
         [
             vec![format!(".param .f32 {saxpy_entry}_param_0")],
             slice(saxpy_entry, 1),
-            slice(saxpy_entry, 3)
+            slice(saxpy_entry, 3),
+            token(saxpy_entry, 5)
         ]
         .concat()
     );
@@ -248,7 +255,8 @@ fn entry_parameters_match_the_host_layout() {
             vec![
                 format!(".param .u32 {doublify_entry}_param_2"),
                 format!(".param .u32 {doublify_entry}_param_3")
-            ]
+            ],
+            token(doublify_entry, 4)
         ]
         .concat()
     );
@@ -258,9 +266,25 @@ fn entry_parameters_match_the_host_layout() {
 fn module_records_device_panics() {
     for (folder, ptx) in modules() {
         assert!(
-            ptx.contains("FERROCUDA_PANIC_RECORD"),
-            "the panic record global is missing from the module of {folder}"
+            ptx.contains("FERROCUDA_PANIC_RECORD") && ptx.contains("FERROCUDA_PANIC_EPOCH"),
+            "the panic records or their epoch are missing from the module of {folder}"
         );
+        // Each entry stores its launch token (its last parameter) for the panic handler: one
+        // shared-memory store, and no other change to the kernel's code.
+        for body in ptx.split(".entry ").skip(1) {
+            let name = &body[..body.find('(').unwrap()];
+            let stores = body
+                .split("\n}")
+                .next()
+                .unwrap()
+                .lines()
+                .filter(|l| l.contains("st.volatile.shared.b64") && l.contains("LAUNCH_TOKEN"))
+                .count();
+            assert_eq!(
+                stores, 1,
+                "entry {name} of {folder} stores its launch token {stores} times"
+            );
+        }
     }
 }
 

@@ -13,7 +13,7 @@ pub(crate) mod simulator;
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
-use crate::vocabulary::panic_report::KernelPanic;
+use crate::vocabulary::panic_report::{Claim, KernelPanic, SeenEpochs};
 use crate::vocabulary::params::ParamBuffer;
 use crate::vocabulary::shape::LaunchShape;
 use copy::AsyncCopy;
@@ -154,15 +154,18 @@ impl DeviceBackend {
         }
     }
 
-    /// The first device panic since the last call, attributed to `kernels()` (GPU only: the
-    /// simulator reports panics with the launch).
-    pub(crate) fn take_panic(
+    /// The device panic records that `claim` takes, by launch token, reported and cleared
+    /// (GPU only: the simulator returns a panic with its launch). `seen` is what the calling
+    /// thread knows of the records: when nothing changed since it last looked, this costs one
+    /// 4-byte read per loaded module.
+    pub(crate) fn take_panics(
         &self,
-        kernels: impl FnOnce() -> String,
-    ) -> Result<Option<KernelPanic>> {
+        seen: &mut SeenEpochs,
+        claim: &mut dyn FnMut(u64) -> Claim,
+    ) -> Result<Vec<(u64, KernelPanic)>> {
         match self {
-            DeviceBackend::Cuda(cuda) => cuda.take_panic(&kernels()),
-            DeviceBackend::Simulator(_) => Ok(None),
+            DeviceBackend::Cuda(cuda) => cuda.take_panics(seen, claim),
+            DeviceBackend::Simulator(_) => Ok(Vec::new()),
         }
     }
 
@@ -320,8 +323,9 @@ impl DeviceBackend {
     /// already checked against `limits`, the limits of the device named `device`).
     ///
     /// `Err` is a launch that did not happen. `Ok(Some(error))` is a launch that ran and failed
-    /// (a simulator fault or kernel panic), which the next synchronization of the launching
-    /// thread reports; `Ok(None)` a launch queued (GPU) or run cleanly (simulator).
+    /// (a simulator fault or kernel panic), which the launching thread's next synchronization
+    /// of `stream` (or of the device) reports; `Ok(None)` a launch queued (GPU) or run cleanly
+    /// (simulator). The last parameter in `params` is the launch token.
     #[inline]
     pub(crate) fn launch(
         &self,

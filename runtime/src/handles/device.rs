@@ -1,6 +1,7 @@
 //! [`Device`]: a GPU, or the CPU simulator, that kernels run on.
 
 use crate::backend::DeviceBackend;
+use crate::handles::pending::{self, DEFAULT_STREAM_KEY, Scope};
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,20 +25,8 @@ pub(crate) struct DeviceInner {
     total_memory: usize,
     /// The limits launches are checked against.
     limits: DeviceLimits,
-    /// Kernels launched since the last synchronization checked for panics, and an error the
-    /// simulator found that the next synchronization must return.
-    pending: Mutex<Pending>,
-}
-
-/// What the next synchronization must check.
-#[derive(Default)]
-struct Pending {
-    /// Kernels launched since the last synchronization.
-    launched: Vec<&'static str>,
-    /// Simulator faults, by the thread that launched: a simulated launch runs on its caller's
-    /// thread, so its error belongs to that thread's next synchronization, even when other
-    /// threads share the device.
-    errors: Vec<(std::thread::ThreadId, Error)>,
+    /// The last launch token handed out (tokens start at 1; see [`pending`]).
+    tokens: AtomicU64,
 }
 
 /// A device kernels run on: a CUDA GPU or the CPU simulator. Cheap to clone (shared handle).
@@ -103,7 +92,7 @@ impl Device {
                 compute_capability: description.compute_capability,
                 total_memory: description.total_memory,
                 limits: description.limits,
-                pending: Mutex::new(Pending::default()),
+                tokens: AtomicU64::new(0),
             }),
         }
     }
@@ -203,15 +192,19 @@ impl Device {
         &self.inner.limits
     }
 
-    /// Waits for all work on the device, then reports the first kernel panic or simulator fault
-    /// since the last synchronization.
+    /// Waits for all work on the device, then reports a kernel panic or simulator fault of
+    /// this thread's launches on this device (any stream) not reported yet.
     ///
-    /// On a GPU the panic record is per device, like CUDA's errors: a panic is reported to the
-    /// first synchronization after it, from whichever host thread. On the simulator a fault is
-    /// reported to the thread that launched the kernel.
+    /// A panic is reported exactly once, to the thread that launched the kernel, naming that
+    /// kernel: at the first synchronization of its stream ([`Stream::synchronize`], a copy to
+    /// the host for the default stream) or of the device. Panics of other threads' launches are
+    /// left to them. When several of the covered launches failed, the earliest is returned and
+    /// each of the others is returned by a later synchronization covering it.
+    ///
+    /// [`Stream::synchronize`]: crate::Stream::synchronize
     pub fn synchronize(&self) -> Result<()> {
         self.inner.backend.synchronize()?;
-        self.check_pending()
+        self.check_scope(None, u64::MAX)
     }
 
     /// What kernels printed (`gpu_println!`) on this thread's launches since the last call, on
@@ -234,45 +227,45 @@ impl Device {
         self.inner.id == other.inner.id
     }
 
-    /// Notes a launch, so the next synchronization knows which kernels may have panicked.
-    pub(crate) fn note_launch(&self, kernel: &'static str) {
-        let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
-        if pending.launched.last() != Some(&kernel) && pending.launched.len() < 64 {
-            pending.launched.push(kernel);
-        }
+    /// A new launch token (unique on this device, never 0).
+    #[inline]
+    pub(crate) fn next_token(&self) -> u64 {
+        self.inner.tokens.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// Keeps an error of an asynchronous operation (simulator fault) for the next synchronization.
-    pub(crate) fn set_pending_error(&self, error: Error) {
-        let me = std::thread::current().id();
-        let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
-        if !pending.errors.iter().any(|(thread, _)| *thread == me) {
-            pending.errors.push((me, error));
-        }
+    /// The newest launch token handed out.
+    pub(crate) fn newest_token(&self) -> u64 {
+        self.inner.tokens.load(Ordering::Relaxed)
     }
 
-    /// After a synchronization: the first kernel panic or fault since the previous one.
+    /// Notes a launch of the calling thread on stream `stream` (its key), so the
+    /// synchronizations that cover it report its panic (`error`: a simulator launch that failed).
+    #[inline]
+    pub(crate) fn note_launch(
+        &self,
+        stream: u64,
+        token: u64,
+        kernel: &'static str,
+        error: Option<Error>,
+    ) {
+        pending::note(self.inner.id, stream, token, kernel, error);
+    }
+
+    /// After a synchronization of the default stream (a copy to the host): a panic or fault of
+    /// the calling thread's launches on it.
     pub(crate) fn check_pending(&self) -> Result<()> {
-        let (launched, error) = {
-            let me = std::thread::current().id();
-            let mut pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
-            if pending.launched.is_empty() && pending.errors.is_empty() {
-                return Ok(());
-            }
-            let error = pending
-                .errors
-                .iter()
-                .position(|(thread, _)| *thread == me)
-                .map(|i| pending.errors.swap_remove(i).1);
-            (std::mem::take(&mut pending.launched), error)
+        self.check_scope(Some(DEFAULT_STREAM_KEY), u64::MAX)
+    }
+
+    /// After a synchronization of `stream` (`None`: every stream) up to launch token `up_to`:
+    /// a panic or fault of the calling thread's launches it covers.
+    pub(crate) fn check_scope(&self, stream: Option<u64>, up_to: u64) -> Result<()> {
+        let scope = Scope {
+            device: self.inner.id,
+            stream,
+            up_to,
         };
-        if let Some(error) = error {
-            return Err(error);
-        }
-        if let Some(panic) = self.inner.backend.take_panic(|| kernels_text(launched))? {
-            return Err(Error::KernelPanic(panic));
-        }
-        Ok(())
+        pending::claim(&self.inner.backend, scope, self.newest_token())
     }
 
     /// Errors unless `other` is this device.
@@ -287,21 +280,6 @@ impl Device {
                 found: other.to_string(),
             })
         }
-    }
-}
-
-/// The kernels a device panic may come from: `vecadd`, or `one of vecadd, scale`.
-fn kernels_text(launched: Vec<&'static str>) -> String {
-    let mut names: Vec<&str> = Vec::new();
-    for name in launched {
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    if names.len() == 1 {
-        names[0].to_string()
-    } else {
-        format!("one of {}", names.join(", "))
     }
 }
 

@@ -4,6 +4,7 @@ use crate::backend::EventHandle;
 use crate::handles::device::Device;
 use crate::handles::stream::Stream;
 use crate::vocabulary::error::Result;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A point in a stream's work: record it, wait for it, or time the work between two events.
 ///
@@ -19,6 +20,10 @@ pub struct Event {
     pub(crate) device: Device,
     /// The backend's event.
     pub(crate) handle: EventHandle,
+    /// The key of the stream it was last recorded on (`u64::MAX`: never recorded).
+    stream: AtomicU64,
+    /// The device's newest launch token when it was recorded: the launches it follows.
+    up_to: AtomicU64,
 }
 
 impl Event {
@@ -27,6 +32,8 @@ impl Event {
         Ok(Event {
             device: device.clone(),
             handle: device.backend_ops().new_event()?,
+            stream: AtomicU64::new(u64::MAX),
+            up_to: AtomicU64::new(0),
         })
     }
 
@@ -34,14 +41,24 @@ impl Event {
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.device
             .expect_same(&stream.device, || "the stream".to_string())?;
-        self.handle.record(&stream.handle)
+        self.handle.record(&stream.handle)?;
+        self.up_to
+            .store(self.device.newest_token(), Ordering::Relaxed);
+        self.stream.store(stream.key, Ordering::Relaxed);
+        Ok(())
     }
 
-    /// Waits until the work before the event has completed, then reports kernel panics as
-    /// [`Stream::synchronize`] does.
+    /// Waits until the work before the event has completed, then reports a kernel panic or
+    /// simulator fault of this thread's launches on the event's stream before it was recorded,
+    /// as [`Stream::synchronize`] does for all of that stream's launches.
     pub fn synchronize(&self) -> Result<()> {
         self.handle.synchronize()?;
-        self.device.check_pending()
+        match self.stream.load(Ordering::Relaxed) {
+            u64::MAX => Ok(()),
+            stream => self
+                .device
+                .check_scope(Some(stream), self.up_to.load(Ordering::Relaxed)),
+        }
     }
 
     /// Whether the work before the event has completed.

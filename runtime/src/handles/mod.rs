@@ -7,12 +7,14 @@
 //! Handles import the vocabulary and the backend layer, never the launch layer. Where two
 //! handles meet, the method lives with the later one: `Device::default_stream` and
 //! `Device::new_stream` in [`stream`], `Stream::record_event` and `Stream::wait_event` in
-//! [`event`], the asynchronous copies of a `DeviceBuffer` in [`async_copy`].
+//! [`event`], the asynchronous copies of a `DeviceBuffer` in [`async_copy`]. [`pending`] keeps
+//! each thread's launches until a synchronization reports their panics.
 
 pub(crate) mod async_copy;
 pub(crate) mod buffer;
 pub(crate) mod constant;
 pub(crate) mod device;
 pub(crate) mod event;
+pub(crate) mod pending;
 pub(crate) mod pinned;
 pub(crate) mod stream;

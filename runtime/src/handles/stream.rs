@@ -2,7 +2,12 @@
 
 use crate::backend::StreamHandle;
 use crate::handles::device::Device;
+use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::vocabulary::error::Result;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The last key given to a stream made by [`Device::new_stream`].
+static NEXT_STREAM_KEY: AtomicU64 = AtomicU64::new(DEFAULT_STREAM_KEY);
 
 /// A queue of launches and copies that run in order; work on different streams may overlap.
 /// Cheap to clone (shared handle). On the simulator every operation completes before it returns.
@@ -31,6 +36,9 @@ pub struct Stream {
     pub(crate) device: Device,
     /// The backend's stream.
     pub(crate) handle: StreamHandle,
+    /// Which stream this is, for the panic bookkeeping: [`DEFAULT_STREAM_KEY`], or unique in the
+    /// process for a new stream (never reused, unlike the driver's handles).
+    pub(crate) key: u64,
 }
 
 impl Device {
@@ -39,6 +47,7 @@ impl Device {
         Stream {
             device: self.clone(),
             handle: self.backend_ops().default_stream(),
+            key: DEFAULT_STREAM_KEY,
         }
     }
 
@@ -49,6 +58,7 @@ impl Device {
         Ok(Stream {
             device: self.clone(),
             handle: self.backend_ops().new_stream()?,
+            key: NEXT_STREAM_KEY.fetch_add(1, Ordering::Relaxed) + 1,
         })
     }
 }
@@ -59,11 +69,17 @@ impl Stream {
         &self.device
     }
 
-    /// Waits for everything queued on this stream, then reports the first kernel panic or
-    /// simulator fault since the last synchronization.
+    /// Waits for everything queued on this stream, then reports a kernel panic or simulator
+    /// fault of this thread's launches on this stream not reported yet.
+    ///
+    /// A panic is reported exactly once, to the thread that launched the kernel, naming that
+    /// kernel, at the first synchronization of its stream or of the device
+    /// ([`Device::synchronize`]); never to another stream's synchronization or another
+    /// thread's. When several launches covered failed, the earliest is returned and each other
+    /// one by a later synchronization.
     pub fn synchronize(&self) -> Result<()> {
         self.handle.synchronize()?;
-        self.device.check_pending()
+        self.device.check_scope(Some(self.key), u64::MAX)
     }
 }
 

@@ -4,8 +4,9 @@
 use crate::DeviceCopy;
 use crate::handles::buffer::DeviceBuffer;
 use crate::handles::device::Device;
+use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::launch::config::LaunchConfig;
-use crate::vocabulary::error::Result;
+use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::KernelInfo;
 use crate::vocabulary::params::ParamBuffer;
 
@@ -149,6 +150,8 @@ impl<'a> ArgBinder<'a> {
         let shape = self.config.shape();
         let limits = self.device.limits();
         shape.validate(name, limits, self.device.name())?;
+        let token = self.device.next_token();
+        self.params.push(token);
         let stream = self.config.stream.as_ref().map(|stream| &stream.handle);
         let failed = self.device.backend_ops().launch(
             self.info,
@@ -158,10 +161,12 @@ impl<'a> ArgBinder<'a> {
             limits,
             self.device.name(),
         )?;
-        self.device.note_launch(name);
-        if let Some(error) = failed {
-            self.device.set_pending_error(error);
-        }
+        let stream_key = self
+            .config
+            .stream
+            .as_ref()
+            .map_or(DEFAULT_STREAM_KEY, |s| s.key);
+        self.device.note_launch(stream_key, token, name, failed);
         if !self.waits_for_kernel {
             return Ok(());
         }
@@ -169,17 +174,24 @@ impl<'a> ArgBinder<'a> {
     }
 
     /// Waits for the kernel, then copies `&mut` host slices back (a launch with host slices).
+    /// A kernel that panicked still ran its other threads: what they wrote is copied back
+    /// before the panic is returned.
     fn finish(mut self) -> Result<()> {
-        match &self.config.stream {
-            Some(stream) => stream.synchronize()?,
-            None => self.device.default_stream().synchronize()?,
+        let synchronized = match &self.config.stream {
+            Some(stream) => stream.synchronize(),
+            None => self.device.default_stream().synchronize(),
+        };
+        if let Err(error) = &synchronized
+            && !matches!(error, Error::KernelPanic(_))
+        {
+            return synchronized;
         }
         for copy in self.copy_backs.drain(..) {
             let CopyBack { device_copy, host } = copy;
             // SAFETY: `host` has room for `host.len()` bytes, the length uploaded.
             unsafe { device_copy.copy_to_raw(0, host.len(), host.as_mut_ptr())? };
         }
-        Ok(())
+        synchronized
     }
 }
 

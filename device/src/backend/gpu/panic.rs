@@ -1,12 +1,20 @@
-//! The GPU's panic handler: records the first panic of a launch in [`PanicRecord`] and ends the
-//! thread with `exit`, which keeps the CUDA context usable.
+//! The GPU's panic handler: records the first panic of a launch in the launch's slot of
+//! [`FERROCUDA_PANIC_RECORD`], bumps [`FERROCUDA_PANIC_EPOCH`], and ends the thread with `exit`,
+//! which keeps the CUDA context usable.
+//!
+//! The handler cannot see the entry's parameters, so each entry first stores its launch token
+//! (a hidden last parameter) in [`LAUNCH_TOKEN`], a static in shared memory: every thread of the
+//! block writes the same value, and a panicking thread reads it back to find its slot
+//! (`token % PANIC_SLOTS`).
 
-use crate::panic::{PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING, PanicRecord};
+use crate::panic::{
+    PANIC_SLOTS, PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING, PanicRecord,
+};
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-/// The panic record of this module, read and cleared by the host.
-#[unsafe(no_mangle)]
-pub static mut FERROCUDA_PANIC_RECORD: PanicRecord = PanicRecord {
+/// An empty record.
+const EMPTY: PanicRecord = PanicRecord {
     state: 0,
     line: 0,
     column: 0,
@@ -23,15 +31,47 @@ pub static mut FERROCUDA_PANIC_RECORD: PanicRecord = PanicRecord {
     operands: [0; 3],
 };
 
+/// The panic records of this module, one slot per launch token modulo `PANIC_SLOTS`, read and
+/// cleared by the host.
+#[unsafe(no_mangle)]
+pub static mut FERROCUDA_PANIC_RECORD: [PanicRecord; PANIC_SLOTS] = [EMPTY; PANIC_SLOTS];
+
+/// Incremented (wrapping) after each record is complete: a host thread that finds it unchanged
+/// since it last looked knows no new record appeared.
+#[unsafe(no_mangle)]
+pub static mut FERROCUDA_PANIC_EPOCH: u32 = 0;
+
+/// The running launch's token, written by every thread of the block at entry (shared memory:
+/// the builder moves statics of the `.shared` section there; `#[used]` keeps LTO from treating
+/// it as ordinary memory before it does).
+#[unsafe(link_section = ".shared")]
+#[used]
+static mut LAUNCH_TOKEN: MaybeUninit<u64> = MaybeUninit::uninit();
+
+/// Stores the launch token for the panic handler (the first statement of every entry).
+#[inline(always)]
+pub(crate) fn set_launch_token(token: u64) {
+    // SAFETY: `LAUNCH_TOKEN` is this block's shared static, 8 bytes and aligned; every thread
+    // writes the same value, so the unsynchronized writes cannot disagree. Volatile, so the store
+    // stays even in kernels where no panic remains after optimisation.
+    unsafe { (&raw mut LAUNCH_TOKEN).cast::<u64>().write_volatile(token) }
+}
+
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    // SAFETY: the record is a global of this module, so the raw pointers into it are valid and
-    // aligned; `AtomicU32::from_ptr` is sound because every access to `state` and `others` is
-    // atomic; only the thread that wins the compare-exchange writes the other fields, and the
-    // host reads them only after `state` says complete. The fences and `exit` touch no memory
-    // of Rust's.
+    // SAFETY: the token was written at entry by this thread (and the same value by the others
+    // of its block). The records are globals of this module and the slot index is reduced
+    // modulo their count, so the raw pointers into them are valid and aligned;
+    // `AtomicU32::from_ptr` is sound because every device access to `state`, `others` and the
+    // epoch is atomic; only the thread that wins the compare-exchange writes the other fields,
+    // and the host reads them only after `state` says complete. The fences and `exit` touch no
+    // memory of Rust's.
     unsafe {
-        let record = &raw mut FERROCUDA_PANIC_RECORD;
+        let token = (&raw const LAUNCH_TOKEN).cast::<u64>().read_volatile();
+        let slot = (token % PANIC_SLOTS as u64) as usize;
+        let record = (&raw mut FERROCUDA_PANIC_RECORD)
+            .cast::<PanicRecord>()
+            .add(slot);
         let state = AtomicU32::from_ptr(&raw mut (*record).state);
         if state
             .compare_exchange(
@@ -55,9 +95,11 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
             let (b, t) = (crate::block_idx(), crate::thread_idx());
             (*record).block = [b.x, b.y, b.z];
             (*record).thread = [t.x, t.y, t.z];
+            (*record).token = token;
             core::arch::asm!("membar.gl;");
             state.store(PANIC_STATE_COMPLETE, Ordering::Relaxed);
             core::arch::asm!("membar.gl;");
+            AtomicU32::from_ptr(&raw mut FERROCUDA_PANIC_EPOCH).fetch_add(1, Ordering::Relaxed);
         } else {
             AtomicU32::from_ptr(&raw mut (*record).others).fetch_add(1, Ordering::Relaxed);
         }

@@ -13,6 +13,10 @@ use syn::Ident;
 /// slice is a `*mut T` (`.u64 .ptr`, so the backend emits `ld.global`/`st.global`) and a
 /// `usize`. A `const` assertion ties that count to `KernelParam::ENTRY_PARAMS`, the layout the
 /// host writes; `tests/tests/ptx.rs` pins the resulting PTX signature.
+///
+/// After the kernel's parameters comes one hidden `u64`, the launch token the runtime appends
+/// to every launch; the entry's first statement stores it for the panic handler, which uses it
+/// to record a panic in the launch's own slot (see `ferrocuda_device::panic`).
 pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
     let symbol = Ident::new(&inst.symbol, kernel.name.span());
     let body = body_ident(kernel);
@@ -47,6 +51,7 @@ pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
         args.push(quote!(<#marker as ::ferrocuda::device::abi::KernelParam>::into_target(#abi)));
     }
     let turbofish = turbofish(inst);
+    decls.push(quote!(__ferrocuda_launch_token: u64));
     quote! {
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
@@ -59,6 +64,7 @@ pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
         #[doc(hidden)]
         pub unsafe extern "ptx-kernel" fn #symbol(#(#decls),*) {
             const _: () = { #(assert!(#counts);)* };
+            ::ferrocuda::device::panic::__set_launch_token(__ferrocuda_launch_token);
             // The runtime passes the pointers and lengths of live device buffers.
             unsafe { #body #turbofish (#(#args),*) }
         }

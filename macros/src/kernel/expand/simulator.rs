@@ -27,7 +27,9 @@ pub fn info(kernel: &Kernel, inst: &Instance) -> TokenStream {
     }
 }
 
-/// The simulator entry: the parameters in the order the launcher wrote them.
+/// The simulator entry: the parameters in the order the launcher wrote them. The launch token
+/// the runtime appends after them is not read: the simulator attributes a panic to its launch
+/// on the host.
 fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
     let body = body_ident(kernel);
     let turbofish = turbofish(inst);

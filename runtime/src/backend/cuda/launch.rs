@@ -3,7 +3,7 @@
 //! shared memory), opt in to more dynamic shared memory when asked, make the context current,
 //! and call `cuLaunchKernel` with the parameter pointers, on the given stream or the legacy
 //! default stream. The launch is asynchronous: panics are collected at the next synchronization
-//! ([`CudaDevice::take_panic`]).
+//! ([`CudaDevice::take_panics`]).
 //!
 //! The hot path (a cached function, a shape within limits) takes one uncontended lock, one
 //! binary search and one `Arc` clone, allocates nothing and makes one driver call besides the

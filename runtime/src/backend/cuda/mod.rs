@@ -20,7 +20,7 @@ use crate::Dim3;
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
 use crate::vocabulary::limits::{DeviceDescription, DeviceLimits};
-use crate::vocabulary::panic_report::KernelPanic;
+use crate::vocabulary::panic_report::{Claim, KernelPanic, SeenEpochs};
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaStream, result};
 use driver::{driver, make_current};
@@ -175,9 +175,13 @@ impl CudaDevice {
         )
     }
 
-    /// Reads and clears the panic records of every loaded module; returns the first panic.
-    pub(crate) fn take_panic(&self, kernels: &str) -> Result<Option<KernelPanic>> {
+    /// The panics of the loaded modules that `claim` takes (see [`ModuleCache::take_panics`]).
+    pub(crate) fn take_panics(
+        &self,
+        seen: &mut SeenEpochs,
+        claim: &mut dyn FnMut(u64) -> Claim,
+    ) -> Result<Vec<(u64, KernelPanic)>> {
         self.bind()?;
-        self.loaded.take_panic(kernels)
+        self.loaded.take_panics(seen, claim)
     }
 }

@@ -1,12 +1,21 @@
 //! PTX modules and kernel functions on one GPU, loaded on first use and cached for the life of
 //! the device; the device panic records of the loaded modules; constant-memory symbols.
+//!
+//! Panic records: each module has `PANIC_SLOTS` records and a `u32` epoch the device increments
+//! after completing one. [`ModuleCache::take_panics`] reads a module's epoch (4 bytes) and, only
+//! when it changed since the synchronizing host thread last looked, the records, handing each
+//! record's launch token to the caller, which says whether to claim it (report and clear),
+//! keep it for a later synchronization of the same thread, clear it as abandoned, or leave it
+//! to another thread.
 
 use super::driver::{driver, driver_error};
 use crate::Dim3;
-use crate::device::panic::{PANIC_RECORD_SYMBOL, PANIC_STATE_EMPTY, PanicRecord};
+use crate::device::panic::{
+    PANIC_EPOCH_SYMBOL, PANIC_RECORD_SYMBOL, PANIC_SLOTS, PANIC_STATE_COMPLETE, PanicRecord,
+};
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
-use crate::vocabulary::panic_report::{FORMATTED_MESSAGE, KernelPanic};
+use crate::vocabulary::panic_report::{Claim, FORMATTED_MESSAGE, KernelPanic, SeenEpochs};
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, result};
 use std::sync::atomic::AtomicU32;
@@ -25,8 +34,17 @@ pub(crate) struct ModuleCache {
 pub(crate) struct LoadedModule {
     /// The driver's module.
     pub(crate) module: Arc<CudaModule>,
-    /// Device address of the module's panic record, if the module has one.
-    pub(crate) panic_record: Option<u64>,
+    /// The module's panic records and epoch, if the module has them.
+    pub(crate) panic_records: Option<PanicSymbols>,
+}
+
+/// Device addresses of a module's panic globals.
+#[derive(Clone, Copy)]
+pub(crate) struct PanicSymbols {
+    /// `[PanicRecord; PANIC_SLOTS]`.
+    records: u64,
+    /// The `u32` epoch.
+    epoch: u64,
 }
 
 /// A kernel function loaded on one device, with the attributes launches are checked against.
@@ -63,13 +81,22 @@ impl ModuleCache {
                 driver_error("cuModuleLoadData", e)
             ),
         })?;
-        let panic_record = match cuda_module.get_global(PANIC_RECORD_SYMBOL, stream) {
-            Ok(view) if view.len() == size_of::<PanicRecord>() => Some(view.device_ptr(stream).0),
+        let records = match cuda_module.get_global(PANIC_RECORD_SYMBOL, stream) {
+            Ok(view) if view.len() == PANIC_SLOTS * size_of::<PanicRecord>() => {
+                Some(view.device_ptr(stream).0)
+            }
             _ => None,
         };
+        let epoch = match cuda_module.get_global(PANIC_EPOCH_SYMBOL, stream) {
+            Ok(view) if view.len() == size_of::<u32>() => Some(view.device_ptr(stream).0),
+            _ => None,
+        };
+        let panic_records = records
+            .zip(epoch)
+            .map(|(records, epoch)| PanicSymbols { records, epoch });
         let loaded = Arc::new(LoadedModule {
             module: cuda_module,
-            panic_record,
+            panic_records,
         });
         modules.push((module.key(), loaded.clone()));
         Ok(loaded)
@@ -170,47 +197,75 @@ impl ModuleCache {
         Ok(view.device_ptr(stream).0)
     }
 
-    /// Reads and clears the panic records of every loaded module; returns the first panic,
-    /// attributed to `kernels`. The device's context must be current.
-    pub(crate) fn take_panic(&self, kernels: &str) -> Result<Option<KernelPanic>> {
-        let modules: Vec<Arc<LoadedModule>> = self
+    /// The panics of the loaded modules that `claim` takes, with their tokens; clears those
+    /// and the abandoned ones. `seen` holds the epochs the calling thread last read, and is
+    /// advanced for each module that holds nothing `claim` keeps. The device's context must be
+    /// current.
+    pub(crate) fn take_panics(
+        &self,
+        seen: &mut SeenEpochs,
+        claim: &mut dyn FnMut(u64) -> Claim,
+    ) -> Result<Vec<(u64, KernelPanic)>> {
+        let modules: Vec<(usize, PanicSymbols)> = self
             .modules
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
-            .map(|(_, m)| m.clone())
+            .filter_map(|(key, m)| Some((*key, m.panic_records?)))
             .collect();
-        let mut found = None;
-        for module in modules {
-            let Some(address) = module.panic_record else {
-                continue;
-            };
-            let record = self.take_record(address)?;
-            if record.state == PANIC_STATE_EMPTY || found.is_some() {
+        let mut taken = Vec::new();
+        for (key, symbols) in modules {
+            let mut epoch = [0u32];
+            // SAFETY: `symbols.epoch` is the module's `u32` epoch (its size was checked when the
+            // module was loaded), and `epoch` has room for one.
+            unsafe { result::memcpy_dtoh_sync(&mut epoch, symbols.epoch) }
+                .map_err(driver("cuMemcpyDtoH"))?;
+            if seen.get(key) == Some(epoch[0]) {
                 continue;
             }
-            found = Some(self.panic_of(&record, kernels)?);
+            if self.take_module_panics(symbols, claim, &mut taken)? {
+                seen.set(key, epoch[0]);
+            }
         }
-        Ok(found)
+        Ok(taken)
     }
 
-    /// Reads the panic record at `address`, and clears it if it holds a panic.
-    fn take_record(&self, address: u64) -> Result<PanicRecord> {
-        let mut record = [PanicRecord::default()];
-        // SAFETY: `address` is the module's `PanicRecord` global (its size was checked when the
-        // module was loaded), and `record` has room for one.
-        unsafe { result::memcpy_dtoh_sync(&mut record, address) }
+    /// Reads one module's records and acts on each complete one as `claim` says. Returns
+    /// whether the module holds no record that `claim` keeps.
+    #[cold]
+    fn take_module_panics(
+        &self,
+        symbols: PanicSymbols,
+        claim: &mut dyn FnMut(u64) -> Claim,
+        taken: &mut Vec<(u64, KernelPanic)>,
+    ) -> Result<bool> {
+        let mut records = vec![PanicRecord::default(); PANIC_SLOTS];
+        // SAFETY: `symbols.records` is the module's record array of `PANIC_SLOTS` records (its
+        // size was checked when the module was loaded), and `records` has room for them.
+        unsafe { result::memcpy_dtoh_sync(&mut records, symbols.records) }
             .map_err(driver("cuMemcpyDtoH"))?;
-        if record[0].state != PANIC_STATE_EMPTY {
-            // SAFETY: as above, writing one record.
-            unsafe { result::memcpy_htod_sync(address, &[PanicRecord::default()]) }
-                .map_err(driver("cuMemcpyHtoD"))?;
+        let mut settled = true;
+        for (slot, record) in records.iter().enumerate() {
+            // A record still being written completes before its epoch increment, which the
+            // next look sees.
+            if record.state != PANIC_STATE_COMPLETE {
+                continue;
+            }
+            match claim(record.token) {
+                Claim::Take(kernel) => {
+                    taken.push((record.token, self.panic_of(record, kernel)?));
+                    clear_record(symbols, slot)?;
+                }
+                Claim::Keep => settled = false,
+                Claim::Clear => clear_record(symbols, slot)?,
+                Claim::Ignore => {}
+            }
         }
-        Ok(record[0])
+        Ok(settled)
     }
 
     /// The host report of a device panic record.
-    fn panic_of(&self, record: &PanicRecord, kernels: &str) -> Result<KernelPanic> {
+    fn panic_of(&self, record: &PanicRecord, kernel: &str) -> Result<KernelPanic> {
         let file = self.read_string(record.file_ptr, record.file_len)?;
         let message = if record.message_ptr == 0 {
             FORMATTED_MESSAGE.to_string()
@@ -218,7 +273,7 @@ impl ModuleCache {
             self.read_string(record.message_ptr, record.message_len)?
         };
         Ok(KernelPanic {
-            kernel: kernels.to_string(),
+            kernel: kernel.to_string(),
             message,
             file,
             line: record.line,
@@ -240,4 +295,12 @@ impl ModuleCache {
         unsafe { result::memcpy_dtoh_sync(&mut bytes, address) }.map_err(driver("cuMemcpyDtoH"))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
+}
+
+/// Empties slot `slot` of a module's records (the device's next panic there starts afresh).
+fn clear_record(symbols: PanicSymbols, slot: usize) -> Result<()> {
+    let address = symbols.records + (slot * size_of::<PanicRecord>()) as u64;
+    // SAFETY: `slot < PANIC_SLOTS`, so `address` is one whole record of the module's array.
+    unsafe { result::memcpy_htod_sync(address, &[PanicRecord::default()]) }
+        .map_err(driver("cuMemcpyHtoD"))
 }

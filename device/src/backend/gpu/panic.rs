@@ -25,6 +25,21 @@ pub static mut FERROCUDA_PANIC_RECORD: PanicRecord = PanicRecord {
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    record(
+        info.location(),
+        info.message().as_str(),
+        super::panic_operands::MESSAGE,
+    )
+}
+
+/// Records a panic at `location` with a static `message` (or none) and the integers of a failed
+/// check (`operands`), then ends the thread: the handler's body, also entered directly by the
+/// checks that record integers ([`super::panic_operands`]).
+pub(crate) fn record(
+    location: Option<&core::panic::Location<'_>>,
+    message: Option<&'static str>,
+    operands: super::panic_operands::Operands,
+) -> ! {
     // SAFETY: the record is a global of this module, so the raw pointers into it are valid and
     // aligned; `AtomicU32::from_ptr` is sound because every access to `state` and `others` is
     // atomic; only the thread that wins the compare-exchange writes the other fields, and the
@@ -42,13 +57,14 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
             )
             .is_ok()
         {
-            if let Some(location) = info.location() {
+            if let Some(location) = location {
                 (*record).line = location.line();
                 (*record).column = location.column();
                 (*record).file_ptr = location.file().as_ptr() as u64;
                 (*record).file_len = location.file().len() as u64;
             }
-            if let Some(message) = info.message().as_str() {
+            super::panic_operands::fill(record, operands);
+            if let Some(message) = message {
                 (*record).message_ptr = message.as_ptr() as u64;
                 (*record).message_len = message.len() as u64;
             }

@@ -6,7 +6,7 @@ use crate::Dim3;
 use crate::device::panic::{PANIC_RECORD_SYMBOL, PANIC_STATE_EMPTY, PanicRecord};
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
-use crate::vocabulary::panic_report::{FORMATTED_MESSAGE, KernelPanic};
+use crate::vocabulary::panic_report::{FORMATTED_MESSAGE, KernelPanic, check_message};
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, result};
 use std::sync::atomic::AtomicU32;
@@ -212,7 +212,9 @@ impl ModuleCache {
     /// The host report of a device panic record.
     fn panic_of(&self, record: &PanicRecord, kernels: &str) -> Result<KernelPanic> {
         let file = self.read_string(record.file_ptr, record.file_len)?;
-        let message = if record.message_ptr == 0 {
+        let message = if let Some(text) = check_message(record.kind, record.operands) {
+            text
+        } else if record.message_ptr == 0 {
             FORMATTED_MESSAGE.to_string()
         } else {
             self.read_string(record.message_ptr, record.message_len)?

@@ -1,6 +1,7 @@
 //! [`Device`]: a GPU, or the CPU simulator, that kernels run on.
 
 use crate::backend::DeviceBackend;
+use crate::vocabulary::context_loss::ContextLoss;
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +28,8 @@ pub(crate) struct DeviceInner {
     /// Kernels launched since the last synchronization checked for panics, and an error the
     /// simulator found that the next synchronization must return.
     pending: Mutex<Pending>,
+    /// Set by the first sticky driver error (or a reset): every later operation fails with it.
+    lost: OnceLock<ContextLoss>,
 }
 
 /// What the next synchronization must check.
@@ -57,7 +60,9 @@ pub struct Device {
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 static CUDA_DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
 static SIMULATOR: OnceLock<Device> = OnceLock::new();
-static DEFAULT: OnceLock<Device> = OnceLock::new();
+/// The default device: the simulator (`None`) or a GPU ordinal, chosen once per process; the
+/// handle is looked up each time, so that after `Device::reset` it is the fresh one.
+static DEFAULT: OnceLock<Option<usize>> = OnceLock::new();
 
 /// The environment variable that selects the simulator as the default device (`1`, `true`).
 pub const SIMULATOR_ENV: &str = "FERROCUDA_SIMULATOR";
@@ -104,6 +109,7 @@ impl Device {
                 total_memory: description.total_memory,
                 limits: description.limits,
                 pending: Mutex::new(Pending::default()),
+                lost: OnceLock::new(),
             }),
         }
     }
@@ -112,8 +118,10 @@ impl Device {
     /// `FERROCUDA_DEVICE` (default 0) if a CUDA driver and GPU are present; else the simulator,
     /// with a one-line notice on stderr. Chosen once per process.
     pub fn default_device() -> Result<Device> {
-        if let Some(device) = DEFAULT.get() {
-            return Ok(device.clone());
+        match DEFAULT.get() {
+            Some(Some(ordinal)) => return Device::new(*ordinal),
+            Some(None) => return Ok(Device::simulator()),
+            None => {}
         }
         let wants_simulator = std::env::var(SIMULATOR_ENV)
             .map(|v| matches!(v.trim(), "1" | "true" | "yes" | "on"))
@@ -145,7 +153,86 @@ impl Device {
                 }
             }
         };
-        Ok(DEFAULT.get_or_init(|| device).clone())
+        let choice = (!device.is_simulator()).then_some(device.ordinal());
+        match DEFAULT.get_or_init(|| choice) {
+            Some(ordinal) => Device::new(*ordinal),
+            None => Ok(Device::simulator()),
+        }
+    }
+
+    /// Gives GPU `ordinal` a fresh CUDA context, after [`Error::ContextLost`]: the way to go on
+    /// in the same process after a kernel fault.
+    ///
+    /// Resets the GPU's primary context (`cuDevicePrimaryCtxReset`) and returns a new handle,
+    /// which [`Device::new`] and [`Device::default_device`] return from then on. Every object of
+    /// the old context is gone: old handles keep failing with their error (a handle whose
+    /// context was not lost fails with a `ContextLost` naming the reset), and their buffers,
+    /// streams and pinned memory are dropped without freeing anything (the reset freed them;
+    /// a few host bytes each stay allocated). Modules are loaded again on the next launch.
+    /// Another library using the same GPU's primary context in this process loses its objects
+    /// too. On the simulator there is nothing to reset: it returns the simulator.
+    ///
+    /// ```ignore
+    /// match launch!(kernel[grid, block](&mut out)).and_then(|_| device.synchronize()) {
+    ///     Err(Error::ContextLost { ordinal, .. }) => device = Device::reset(ordinal)?,
+    ///     other => other?,
+    /// }
+    /// ```
+    pub fn reset(ordinal: usize) -> Result<Device> {
+        let mut devices = CUDA_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(position) = devices.iter().position(|d| d.inner.ordinal == ordinal) {
+            let old = devices.swap_remove(position);
+            let _ = old.inner.lost.set(ContextLoss {
+                cause: "a `Device::reset`",
+                kernels: "(this handle belongs to the context before the reset)".to_string(),
+                call: "Device::reset",
+                name: "a newer handle exists".to_string(),
+            });
+            old.inner.backend.reset_context()?;
+            // The old device's modules and default stream belong to the dead context: never
+            // drop them (see `backend::cuda::context_loss`).
+            std::mem::forget(old);
+        }
+        let (backend, description) = DeviceBackend::open_cuda(ordinal)?;
+        let device = Device::from_backend(backend, description, ordinal);
+        devices.push(device.clone());
+        Ok(device)
+    }
+
+    /// Fails fast, with no driver call, once the device's context is lost.
+    #[inline]
+    pub(crate) fn check_alive(&self) -> Result<()> {
+        match self.inner.lost.get() {
+            None => Ok(()),
+            Some(loss) => Err(loss.error(self.inner.ordinal)),
+        }
+    }
+
+    /// Runs one operation of the backend: fails fast when the context is lost, and turns a
+    /// sticky driver error into [`Error::ContextLost`], remembered for every later operation.
+    #[inline]
+    pub(crate) fn operate<T>(&self, op: impl FnOnce(&DeviceBackend) -> Result<T>) -> Result<T> {
+        self.check_alive()?;
+        op(&self.inner.backend).map_err(|error| self.classify(error))
+    }
+
+    /// `error`, or the context loss it reveals.
+    #[cold]
+    fn classify(&self, error: Error) -> Error {
+        let Error::Driver { call, name, .. } = &error else {
+            return error;
+        };
+        let kernels: Vec<String> = {
+            let pending = self.inner.pending.lock().unwrap_or_else(|e| e.into_inner());
+            pending.launched.iter().map(|k| k.to_string()).collect()
+        };
+        match ContextLoss::from_driver_error(call, name, &kernels) {
+            Some(loss) => {
+                let _ = self.inner.lost.set(loss);
+                self.check_alive().err().unwrap_or(error)
+            }
+            None => error,
+        }
     }
 
     /// GPU or simulator.
@@ -181,7 +268,7 @@ impl Device {
 
     /// Free and total device memory in bytes, now.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
-        self.inner.backend.memory_info(self.inner.total_memory)
+        self.operate(|backend| backend.memory_info(self.inner.total_memory))
     }
 
     /// The limits launches are checked against.
@@ -196,7 +283,7 @@ impl Device {
     /// first synchronization after it, from whichever host thread. On the simulator a fault is
     /// reported to the thread that launched the kernel.
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.backend.synchronize()?;
+        self.operate(DeviceBackend::synchronize)?;
         self.check_pending()
     }
 
@@ -255,7 +342,9 @@ impl Device {
         if let Some(error) = error {
             return Err(error);
         }
-        if let Some(panic) = self.inner.backend.take_panic(|| kernels_text(launched))? {
+        if let Some(panic) =
+            self.operate(|backend| backend.take_panic(|| kernels_text(launched)))?
+        {
             return Err(Error::KernelPanic(panic));
         }
         Ok(())

@@ -62,7 +62,7 @@ impl Stream {
     /// Waits for everything queued on this stream, then reports the first kernel panic or
     /// simulator fault since the last synchronization.
     pub fn synchronize(&self) -> Result<()> {
-        self.handle.synchronize()?;
+        self.device.operate(|_| self.handle.synchronize())?;
         self.device.check_pending()
     }
 }

@@ -150,14 +150,16 @@ impl<'a> ArgBinder<'a> {
         let limits = self.device.limits();
         shape.validate(name, limits, self.device.name())?;
         let stream = self.config.stream.as_ref().map(|stream| &stream.handle);
-        let failed = self.device.backend_ops().launch(
-            self.info,
-            &shape,
-            stream,
-            &mut self.params,
-            limits,
-            self.device.name(),
-        )?;
+        let failed = self.device.operate(|backend| {
+            backend.launch(
+                self.info,
+                &shape,
+                stream,
+                &mut self.params,
+                limits,
+                self.device.name(),
+            )
+        })?;
         self.device.note_launch(name);
         if let Some(error) = failed {
             self.device.set_pending_error(error);

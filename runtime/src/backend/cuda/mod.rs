@@ -6,6 +6,7 @@
 //! hatch to the underlying cudarc objects. The context is made current in one place,
 //! [`make_current`] (in [`mod@driver`], with the conversion of driver errors).
 
+pub(crate) mod context_loss;
 pub(crate) mod driver;
 pub(crate) mod interop;
 pub(crate) mod launch;

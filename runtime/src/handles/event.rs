@@ -1,6 +1,6 @@
 //! [`Event`]: a marker in a stream, for ordering and timing.
 
-use crate::backend::EventHandle;
+use crate::backend::{DeviceBackend, EventHandle};
 use crate::handles::device::Device;
 use crate::handles::stream::Stream;
 use crate::vocabulary::error::Result;
@@ -26,7 +26,7 @@ impl Event {
     pub fn new(device: &Device) -> Result<Event> {
         Ok(Event {
             device: device.clone(),
-            handle: device.backend_ops().new_event()?,
+            handle: device.operate(DeviceBackend::new_event)?,
         })
     }
 
@@ -34,19 +34,19 @@ impl Event {
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.device
             .expect_same(&stream.device, || "the stream".to_string())?;
-        self.handle.record(&stream.handle)
+        self.device.operate(|_| self.handle.record(&stream.handle))
     }
 
     /// Waits until the work before the event has completed, then reports kernel panics as
     /// [`Stream::synchronize`] does.
     pub fn synchronize(&self) -> Result<()> {
-        self.handle.synchronize()?;
+        self.device.operate(|_| self.handle.synchronize())?;
         self.device.check_pending()
     }
 
     /// Whether the work before the event has completed.
     pub fn is_complete(&self) -> Result<bool> {
-        self.handle.is_complete()
+        self.device.operate(|_| self.handle.is_complete())
     }
 
     /// Milliseconds between this event and the later event `end` (both recorded and complete).
@@ -57,7 +57,7 @@ impl Event {
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         self.device
             .expect_same(&end.device, || "the end event".to_string())?;
-        self.handle.elapsed_ms(&end.handle)
+        self.device.operate(|_| self.handle.elapsed_ms(&end.handle))
     }
 }
 
@@ -66,7 +66,8 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.device
             .expect_same(&event.device, || "the event".to_string())?;
-        self.handle.wait_event(&event.handle)
+        self.device
+            .operate(|_| self.handle.wait_event(&event.handle))
     }
 
     /// Records a new event on this stream and returns it.

@@ -1,6 +1,6 @@
 //! [`Stream`]: an ordered queue of device work.
 
-use crate::backend::StreamHandle;
+use crate::backend::{DeviceBackend, StreamHandle};
 use crate::handles::device::Device;
 use crate::vocabulary::error::Result;
 
@@ -48,7 +48,7 @@ impl Device {
     pub fn new_stream(&self) -> Result<Stream> {
         Ok(Stream {
             device: self.clone(),
-            handle: self.backend_ops().new_stream()?,
+            handle: self.operate(DeviceBackend::new_stream)?,
         })
     }
 }

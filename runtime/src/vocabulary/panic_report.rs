@@ -36,7 +36,7 @@ pub struct KernelPanic {
 
 /// The message for a GPU panic whose text was built with `format_args!` at run time (bounds
 /// checks, `panic!("{}", x)`): the device records location but not the formatted text.
-pub(crate) const FORMATTED_MESSAGE: &str = "panic with a run-time formatted message (an index out of bounds, an arithmetic overflow, or a formatted panic!/assert!); the simulator shows the full text";
+pub(crate) const FORMATTED_MESSAGE: &str = "panic with a run-time formatted message (an arithmetic overflow, or a formatted panic!/assert!); the simulator shows the full text";
 
 /// The text of a failed check recorded as integers (a record kind other than
 /// `PANIC_KIND_MESSAGE`), exactly as Rust or the simulator prints it; `None` for a plain message

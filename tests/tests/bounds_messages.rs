@@ -45,7 +45,7 @@ device_tests! {
         let panic = expect_panic(device.synchronize());
         assert_eq!(
             panic.message,
-            "matrix column index out of bounds: the column is 5 but there are 3 columns (row 0)"
+            "matrix column index out of bounds: the column is 5 but there are 3 columns (index (0, 5) into 2 x 3)"
         );
     }
 }

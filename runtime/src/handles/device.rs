@@ -170,7 +170,7 @@ impl Device {
     /// streams and pinned memory are dropped without freeing anything (the reset freed them;
     /// a few host bytes each stay allocated). Modules are loaded again on the next launch.
     /// Another library using the same GPU's primary context in this process loses its objects
-    /// too. On the simulator there is nothing to reset: it returns the simulator.
+    /// too. (The simulator has no context to lose: a wild write there is a host memory error.)
     ///
     /// ```ignore
     /// match launch!(kernel[grid, block](&mut out)).and_then(|_| device.synchronize()) {

@@ -59,14 +59,36 @@ pub(crate) fn check_message(kind: u32, operands: [u64; 3]) -> Option<String> {
         PANIC_KIND_CONTAINER_INDEX => {
             format!("{name} index out of bounds: the index is {a} but the length is {b}")
         }
-        PANIC_KIND_CONTAINER_ROW => format!(
-            "{name} row index out of bounds: the row is {a} but there are {b} rows (column {c})"
-        ),
-        PANIC_KIND_CONTAINER_COLUMN => format!(
-            "{name} column index out of bounds: the column is {a} but there are {b} columns (row {c})"
-        ),
+        PANIC_KIND_CONTAINER_ROW | PANIC_KIND_CONTAINER_COLUMN => {
+            container_2d_message(name, base == PANIC_KIND_CONTAINER_ROW, (a, b), c)
+        }
         _ => return None,
     })
+}
+
+/// The simulator's text for a row or column index outside a two-dimensional container (see
+/// `device/src/backend/simulator/bounds.rs`); `shape` as `pack_shape` records it.
+fn container_2d_message(
+    name: &str,
+    row_failed: bool,
+    (row, col): (u64, u64),
+    shape: u64,
+) -> String {
+    let Some((rows, cols)) = ferrocuda_device::panic::unpack_shape(shape) else {
+        let what = if row_failed { "row" } else { "column" };
+        return format!(
+            "{name} {what} index out of bounds: index ({row}, {col}) (the shape did not fit the panic record)"
+        );
+    };
+    if row_failed {
+        format!(
+            "{name} row index out of bounds: the row is {row} but there are {rows} rows (index ({row}, {col}) into {rows} x {cols})"
+        )
+    } else {
+        format!(
+            "{name} column index out of bounds: the column is {col} but there are {cols} columns (index ({row}, {col}) into {rows} x {cols})"
+        )
+    }
 }
 
 /// Core's text for a failed range check (`slice_index_fail` in `core::slice::index`).
@@ -135,6 +157,13 @@ mod tests {
         assert_eq!(
             check_message(kind, [7, 4, 0]).as_deref(),
             Some("shared array index out of bounds: the index is 7 but the length is 4")
+        );
+        let kind = PANIC_KIND_CONTAINER_COLUMN | (PANIC_CONTAINER_MATRIX << PANIC_CONTAINER_SHIFT);
+        assert_eq!(
+            check_message(kind, [1, 5, pack_shape(3, 4)]).as_deref(),
+            Some(
+                "matrix column index out of bounds: the column is 5 but there are 4 columns (index (1, 5) into 3 x 4)"
+            )
         );
         assert_eq!(check_message(PANIC_KIND_MESSAGE, [0; 3]), None);
         assert_eq!(check_message(99, [0; 3]), None);

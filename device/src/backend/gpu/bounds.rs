@@ -5,7 +5,7 @@ use super::panic_operands::panic_with_operands;
 use crate::bounds::Container;
 use crate::panic::{
     PANIC_CONTAINER_SHIFT, PANIC_KIND_CONTAINER_COLUMN, PANIC_KIND_CONTAINER_INDEX,
-    PANIC_KIND_CONTAINER_ROW,
+    PANIC_KIND_CONTAINER_ROW, pack_shape,
 };
 
 /// The record kind of a `base` check on `what`.
@@ -33,14 +33,9 @@ pub(crate) fn index_2d_out_of_bounds(
     (row, col): (usize, usize),
     (rows, cols): (usize, usize),
 ) -> ! {
+    let operands = [row as u64, col as u64, pack_shape(rows, cols)];
     if row >= rows {
-        panic_with_operands(
-            kind(PANIC_KIND_CONTAINER_ROW, what),
-            [row as u64, rows as u64, col as u64],
-        );
+        panic_with_operands(kind(PANIC_KIND_CONTAINER_ROW, what), operands);
     }
-    panic_with_operands(
-        kind(PANIC_KIND_CONTAINER_COLUMN, what),
-        [col as u64, cols as u64, row as u64],
-    )
+    panic_with_operands(kind(PANIC_KIND_CONTAINER_COLUMN, what), operands)
 }

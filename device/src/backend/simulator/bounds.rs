@@ -33,12 +33,12 @@ pub(crate) fn index_2d_out_of_bounds(
 ) -> ! {
     if row >= rows {
         panic!(
-            "{} row index out of bounds: the row is {row} but there are {rows} rows (column {col})",
+            "{} row index out of bounds: the row is {row} but there are {rows} rows (index ({row}, {col}) into {rows} x {cols})",
             name(what)
         );
     }
     panic!(
-        "{} column index out of bounds: the column is {col} but there are {cols} columns (row {row})",
+        "{} column index out of bounds: the column is {col} but there are {cols} columns (index ({row}, {col}) into {rows} x {cols})",
         name(what)
     );
 }

@@ -14,13 +14,20 @@ use super::CudaDevice;
 use super::driver::driver;
 use crate::vocabulary::error::Result;
 use cudarc::driver::CudaContext;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The addresses of the abandoned contexts (never freed, so never reused).
 static ABANDONED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
+/// Whether any context was abandoned: until then a drop checks one flag, not the list.
+static ANY_ABANDONED: AtomicBool = AtomicBool::new(false);
+
 /// Whether `context` was abandoned by a reset of its device: its objects must not be freed.
 pub(crate) fn is_abandoned(context: &CudaContext) -> bool {
+    if !ANY_ABANDONED.load(Ordering::Acquire) {
+        return false;
+    }
     let address = std::ptr::from_ref(context) as usize;
     ABANDONED
         .lock()
@@ -37,6 +44,7 @@ impl CudaDevice {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(address);
+        ANY_ABANDONED.store(true, Ordering::Release);
         // Keeps the old context object alive for good: its drop would release (and could
         // destroy) the new primary context, and its address stays unique in `ABANDONED`.
         std::mem::forget(Arc::clone(&self.context));

@@ -2,8 +2,8 @@
 //!
 //! The panic functions (in the backends) are cold and never inlined, so a check costs a compare
 //! and a branch in the kernel. On the simulator the message names the index and the length; on
-//! the GPU it is a static string (the device panic record keeps static messages only, see
-//! [`crate::panic`]).
+//! the GPU the integers go into the panic record (kinds `PANIC_KIND_CONTAINER_*` of
+//! [`crate::panic`]) and the host prints the same text.
 
 use crate::backend::bounds as imp;
 
@@ -16,6 +16,18 @@ pub(crate) enum Container {
     Slice,
     /// A matrix view ([`crate::matrix::Matrix`]).
     MatrixData,
+}
+
+impl Container {
+    /// The container's code in a panic record's kind (`PANIC_CONTAINER_*`).
+    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))] // Read by the GPU backend only.
+    pub(crate) const fn code(self) -> u32 {
+        match self {
+            Container::SharedArray => crate::panic::PANIC_CONTAINER_SHARED_ARRAY,
+            Container::Slice => crate::panic::PANIC_CONTAINER_ATOMIC_SLICE,
+            Container::MatrixData => crate::panic::PANIC_CONTAINER_MATRIX,
+        }
+    }
 }
 
 /// Checks `index < len`.

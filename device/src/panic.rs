@@ -78,3 +78,53 @@ pub struct PanicRecord {
 /// The record kind: the message is static text at `message_ptr` (or formatted at run time when
 /// `message_ptr` is 0).
 pub const PANIC_KIND_MESSAGE: u32 = 0;
+/// The record kind: core's index check failed (`slice[index]`); operands `[index, len, 0]`.
+/// The host prints Rust's text, "index out of bounds: the len is LEN but the index is INDEX".
+pub const PANIC_KIND_INDEX: u32 = 1;
+/// The record kind: core's range check failed (`&slice[start..end]`); operands
+/// `[start, end, len]`. The host prints the text core would (start past the length, end past
+/// the length, or start after end).
+pub const PANIC_KIND_SLICE_RANGE: u32 = 2;
+/// The record kind: an index into one of the device library's containers; operands
+/// `[index, len, 0]`, the container (`PANIC_CONTAINER_*`) in bits 8.. of the kind.
+pub const PANIC_KIND_CONTAINER_INDEX: u32 = 3;
+/// The record kind: a row index into a two-dimensional container; operands
+/// `[row, col, shape]` ([`pack_shape`]), the container in bits 8.. of the kind.
+pub const PANIC_KIND_CONTAINER_ROW: u32 = 4;
+/// The record kind: a column index into a two-dimensional container; operands
+/// `[row, col, shape]` ([`pack_shape`]), the container in bits 8.. of the kind.
+pub const PANIC_KIND_CONTAINER_COLUMN: u32 = 5;
+/// Where the container of the `PANIC_KIND_CONTAINER_*` kinds sits in the kind.
+pub const PANIC_CONTAINER_SHIFT: u32 = 8;
+/// The container: a static or dynamic shared-memory array.
+pub const PANIC_CONTAINER_SHARED_ARRAY: u32 = 0;
+/// The container: a slice used through `AtomicSlice`.
+pub const PANIC_CONTAINER_ATOMIC_SLICE: u32 = 1;
+/// The container: a matrix view.
+pub const PANIC_CONTAINER_MATRIX: u32 = 2;
+
+/// `rows x cols` in one operand: `rows` in the high 32 bits, `cols` in the low ones, or
+/// `u64::MAX` when either does not fit in 32 bits.
+pub const fn pack_shape(rows: usize, cols: usize) -> u64 {
+    if rows as u64 > u32::MAX as u64 || cols as u64 > u32::MAX as u64 {
+        return u64::MAX;
+    }
+    ((rows as u64) << 32) | cols as u64
+}
+
+/// The `(rows, cols)` of [`pack_shape`], or `None` when they did not fit.
+pub const fn unpack_shape(shape: u64) -> Option<(u64, u64)> {
+    if shape == u64::MAX {
+        return None;
+    }
+    Some((shape >> 32, shape & u32::MAX as u64))
+}
+
+/// The kind's base (`PANIC_KIND_*`) and container (`PANIC_CONTAINER_*`, meaningful for the
+/// container kinds only).
+pub const fn split_kind(kind: u32) -> (u32, u32) {
+    (
+        kind & ((1 << PANIC_CONTAINER_SHIFT) - 1),
+        kind >> PANIC_CONTAINER_SHIFT,
+    )
+}

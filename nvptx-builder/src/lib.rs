@@ -53,6 +53,7 @@ mod json;
 mod link;
 mod link_args;
 mod nested;
+mod panic_rewrite;
 mod process;
 mod target_cpus;
 mod toolchain;

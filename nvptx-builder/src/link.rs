@@ -6,7 +6,8 @@
 //! 1. extract the LLVM bitcode members of every archive input (`compiler_builtins`) with
 //!    `llvm-ar x` and merge them with `llvm-link`;
 //! 2. `llvm-link main.bc --only-needed libs.bc` pulls in just the builtins that are used;
-//! 3. `llvm-dis`, [`crate::ir_rewrite`], `llvm-as` (shared and constant memory);
+//! 3. `llvm-dis`, [`crate::panic_rewrite`] (core's index panics record integers),
+//!    [`crate::ir_rewrite`] (shared and constant memory), `llvm-as`;
 //! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
 //!    constant-memory globals public;
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX.
@@ -229,8 +230,9 @@ fn merge_bitcode(
     Ok(linked)
 }
 
-/// Step 3: static shared memory and constant memory moved to their address spaces
-/// ([`ir_rewrite`]). Returns the module and the constant-memory globals to keep public.
+/// Step 3: core's index panics redirected to entries that record integers
+/// ([`crate::panic_rewrite`]), static shared memory and constant memory moved to their address
+/// spaces ([`ir_rewrite`]). Returns the module and the constant-memory globals to keep public.
 fn move_to_address_spaces(
     llvm_bin: &Path,
     tmp: &Path,
@@ -242,8 +244,9 @@ fn move_to_address_spaces(
     run_tool(cmd)?;
     let text = std::fs::read_to_string(&ll)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
-    let rewritten = ir_rewrite::rewrite(&text)?;
-    if rewritten.shared.is_empty() && rewritten.constant.is_empty() {
+    let redirected = crate::panic_rewrite::rewrite(&text);
+    let rewritten = ir_rewrite::rewrite(redirected.as_deref().unwrap_or(&text))?;
+    if redirected.is_none() && rewritten.shared.is_empty() && rewritten.constant.is_empty() {
         return Ok((linked, rewritten.constant));
     }
     let ll2 = tmp.join("rewritten.ll");

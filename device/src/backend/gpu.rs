@@ -6,6 +6,7 @@ pub(crate) mod index;
 pub(crate) mod math;
 pub(crate) mod matrix;
 pub(crate) mod panic;
+pub(crate) mod panic_operands;
 pub(crate) mod print;
 pub(crate) mod shared;
 pub(crate) mod sync;

@@ -146,6 +146,15 @@ impl DeviceBackend {
         }
     }
 
+    /// Abandons a GPU's context and resets its primary context (see [`cuda::context_loss`]); the
+    /// simulator has nothing to reset.
+    pub(crate) fn reset_context(&self) -> Result<()> {
+        match self {
+            DeviceBackend::Cuda(cuda) => cuda.reset_primary_context(),
+            DeviceBackend::Simulator(_) => Ok(()),
+        }
+    }
+
     /// Waits for all work on the device (the simulator has none pending).
     pub(crate) fn synchronize(&self) -> Result<()> {
         match self {

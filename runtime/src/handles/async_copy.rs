@@ -120,11 +120,12 @@ unsafe fn ordered_copy<T: DeviceCopy>(
     writes: bool,
     copy: AsyncCopy,
 ) -> Result<()> {
-    let backend = stream.device().backend_ops();
     let wait_for = || pinned.queue_wait_for_pending(&stream.handle, writes);
-    // SAFETY: the caller keeps both sides alive; `pinned` waits for the returned event before
-    // any host access that could race with the copy, and before freeing the memory.
-    let done = unsafe { stream.handle.copy_async(backend, copy, wait_for) }?;
+    let done = stream.device().operate(|backend| {
+        // SAFETY: the caller keeps both sides alive; `pinned` waits for the returned event
+        // before any host access that could race with the copy, and before freeing the memory.
+        unsafe { stream.handle.copy_async(backend, copy, wait_for) }
+    })?;
     if let Some(done) = done {
         pinned.note_pending(stream, done, writes);
     }

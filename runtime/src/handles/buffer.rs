@@ -39,9 +39,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if bytes == 0 {
             return Ok(Self::with_memory(device, len, None));
         }
-        let memory = device
-            .backend_ops()
-            .allocate_zeroed(bytes, align_of::<T>())?;
+        let memory = device.operate(|backend| backend.allocate_zeroed(bytes, align_of::<T>()))?;
         Ok(Self::with_memory(device, len, Some(memory)))
     }
 
@@ -51,12 +49,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if bytes == 0 {
             return Ok(Self::with_memory(device, data.len(), None));
         }
-        // SAFETY: every byte is written by the copy below before any read.
-        let memory = unsafe {
-            device
-                .backend_ops()
-                .allocate_uninit(bytes, align_of::<T>())?
-        };
+        let memory = device.operate(|backend| {
+            // SAFETY: every byte is written by the copy below before any read.
+            unsafe { backend.allocate_uninit(bytes, align_of::<T>()) }
+        })?;
         let mut buffer = Self::with_memory(device, data.len(), Some(memory));
         buffer.copy_from(data)?;
         Ok(buffer)
@@ -140,8 +136,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         // SAFETY: `T: DeviceCopy` is plain data, so its bytes can be read as they are.
         let bytes =
             unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), size_of_val(data)) };
-        // SAFETY: the range is inside the allocation (the callers check `offset + len <= len`).
-        unsafe { self.device.backend_ops().copy_to_device(address, bytes) }
+        self.device.operate(|backend| {
+            // SAFETY: the range is inside the allocation (the callers check `offset + len <= len`).
+            unsafe { backend.copy_to_device(address, bytes) }
+        })
     }
 
     /// Copies `len` elements starting at `offset` to `out`.
@@ -156,8 +154,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         // SAFETY: the caller guarantees `out` is valid for `len` elements, that is
         // `len * size_of::<T>()` bytes; any bits written are a valid `T` (DeviceCopy).
         let out = unsafe { std::slice::from_raw_parts_mut(out.cast::<u8>(), len * size_of::<T>()) };
-        // SAFETY: the caller guarantees the range is inside the allocation.
-        unsafe { self.device.backend_ops().copy_to_host(address, out) }
+        self.device.operate(|backend| {
+            // SAFETY: the caller guarantees the range is inside the allocation.
+            unsafe { backend.copy_to_host(address, out) }
+        })
     }
 
     /// A read-only view of `range`, usable where a kernel takes `&[T]`.

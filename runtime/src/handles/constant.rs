@@ -100,13 +100,15 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
         // SAFETY: `T` is `DeviceCopy`: its bytes can be copied as they are.
         let bytes =
             unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) };
-        device.backend_ops().write_constant(
-            self.module,
-            self.name,
-            self.init_bytes(),
-            bytes,
-            std::any::type_name::<T>(),
-        )
+        device.operate(|backend| {
+            backend.write_constant(
+                self.module,
+                self.name,
+                self.init_bytes(),
+                bytes,
+                std::any::type_name::<T>(),
+            )
+        })
     }
 
     /// Reads the symbol's current value on `device` (after the work queued on its default
@@ -117,13 +119,15 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
         let bytes = unsafe {
             std::slice::from_raw_parts_mut(value.as_mut_ptr().cast::<u8>(), size_of::<T>())
         };
-        device.backend_ops().read_constant(
-            self.module,
-            self.name,
-            self.init_bytes(),
-            bytes,
-            std::any::type_name::<T>(),
-        )?;
+        device.operate(|backend| {
+            backend.read_constant(
+                self.module,
+                self.name,
+                self.init_bytes(),
+                bytes,
+                std::any::type_name::<T>(),
+            )
+        })?;
         device.check_pending()?;
         // SAFETY: every byte was written by the read, and any bits are a valid `DeviceCopy`
         // value.

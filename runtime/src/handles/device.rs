@@ -2,6 +2,7 @@
 
 use crate::backend::DeviceBackend;
 use crate::handles::pending::{self, DEFAULT_STREAM_KEY, Scope};
+use crate::vocabulary::context_loss::ContextLoss;
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +28,8 @@ pub(crate) struct DeviceInner {
     limits: DeviceLimits,
     /// The last launch token handed out (tokens start at 1; see [`pending`]).
     tokens: AtomicU64,
+    /// Set by the first sticky driver error (or a reset): every later operation fails with it.
+    lost: OnceLock<ContextLoss>,
 }
 
 /// A device kernels run on: a CUDA GPU or the CPU simulator. Cheap to clone (shared handle).
@@ -46,7 +49,9 @@ pub struct Device {
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 static CUDA_DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
 static SIMULATOR: OnceLock<Device> = OnceLock::new();
-static DEFAULT: OnceLock<Device> = OnceLock::new();
+/// The default device: the simulator (`None`) or a GPU ordinal, chosen once per process; the
+/// handle is looked up each time, so that after `Device::reset` it is the fresh one.
+static DEFAULT: OnceLock<Option<usize>> = OnceLock::new();
 
 /// The environment variable that selects the simulator as the default device (`1`, `true`).
 pub const SIMULATOR_ENV: &str = "FERROCUDA_SIMULATOR";
@@ -93,6 +98,7 @@ impl Device {
                 total_memory: description.total_memory,
                 limits: description.limits,
                 tokens: AtomicU64::new(0),
+                lost: OnceLock::new(),
             }),
         }
     }
@@ -104,8 +110,10 @@ impl Device {
     /// `FERROCUDA_DEVICE` is not an ordinal or names a GPU that cannot be opened. Chosen once per
     /// process.
     pub fn default_device() -> Result<Device> {
-        if let Some(device) = DEFAULT.get() {
-            return Ok(device.clone());
+        match DEFAULT.get() {
+            Some(Some(ordinal)) => return Device::new(*ordinal),
+            Some(None) => return Ok(Device::simulator()),
+            None => {}
         }
         let wants_simulator = std::env::var(SIMULATOR_ENV)
             .map(|v| matches!(v.trim(), "1" | "true" | "yes" | "on"))
@@ -148,7 +156,83 @@ impl Device {
                 }
             }
         };
-        Ok(DEFAULT.get_or_init(|| device).clone())
+        let choice = (!device.is_simulator()).then_some(device.ordinal());
+        match DEFAULT.get_or_init(|| choice) {
+            Some(ordinal) => Device::new(*ordinal),
+            None => Ok(Device::simulator()),
+        }
+    }
+
+    /// Gives GPU `ordinal` a fresh CUDA context, after [`Error::ContextLost`]: the way to go on
+    /// in the same process after a kernel fault.
+    ///
+    /// Resets the GPU's primary context (`cuDevicePrimaryCtxReset`) and returns a new handle,
+    /// which [`Device::new`] and [`Device::default_device`] return from then on. Every object of
+    /// the old context is gone: old handles keep failing with their error (a handle whose
+    /// context was not lost fails with a `ContextLost` naming the reset), and their buffers,
+    /// streams and pinned memory are dropped without freeing anything (the reset freed them;
+    /// a few host bytes each stay allocated). Modules are loaded again on the next launch.
+    /// Another library using the same GPU's primary context in this process loses its objects
+    /// too. (The simulator has no context to lose: a wild write there is a host memory error.)
+    ///
+    /// ```ignore
+    /// match launch!(kernel[grid, block](&mut out)).and_then(|_| device.synchronize()) {
+    ///     Err(Error::ContextLost { ordinal, .. }) => device = Device::reset(ordinal)?,
+    ///     other => other?,
+    /// }
+    /// ```
+    pub fn reset(ordinal: usize) -> Result<Device> {
+        let mut devices = CUDA_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(position) = devices.iter().position(|d| d.inner.ordinal == ordinal) {
+            let old = devices.swap_remove(position);
+            let _ = old.inner.lost.set(ContextLoss {
+                cause: "a `Device::reset`",
+                kernels: "(this handle belongs to the context before the reset)".to_string(),
+                call: "Device::reset",
+                name: "a newer handle exists".to_string(),
+            });
+            old.inner.backend.reset_context()?;
+            // The old device's modules and default stream belong to the dead context: never
+            // drop them (see `backend::cuda::context_loss`).
+            std::mem::forget(old);
+        }
+        let (backend, description) = DeviceBackend::open_cuda(ordinal)?;
+        let device = Device::from_backend(backend, description, ordinal);
+        devices.push(device.clone());
+        Ok(device)
+    }
+
+    /// Fails fast, with no driver call, once the device's context is lost.
+    #[inline]
+    pub(crate) fn check_alive(&self) -> Result<()> {
+        match self.inner.lost.get() {
+            None => Ok(()),
+            Some(loss) => Err(loss.error(self.inner.ordinal)),
+        }
+    }
+
+    /// Runs one operation of the backend: fails fast when the context is lost, and turns a
+    /// sticky driver error into [`Error::ContextLost`], remembered for every later operation.
+    #[inline]
+    pub(crate) fn operate<T>(&self, op: impl FnOnce(&DeviceBackend) -> Result<T>) -> Result<T> {
+        self.check_alive()?;
+        op(&self.inner.backend).map_err(|error| self.classify(error))
+    }
+
+    /// `error`, or the context loss it reveals.
+    #[cold]
+    fn classify(&self, error: Error) -> Error {
+        let Error::Driver { call, name, .. } = &error else {
+            return error;
+        };
+        let kernels = pending::unsynchronized_kernels(self.inner.id);
+        match ContextLoss::from_driver_error(call, name, &kernels) {
+            Some(loss) => {
+                let _ = self.inner.lost.set(loss);
+                self.check_alive().err().unwrap_or(error)
+            }
+            None => error,
+        }
     }
 
     /// GPU or simulator.
@@ -184,7 +268,7 @@ impl Device {
 
     /// Free and total device memory in bytes, now.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
-        self.inner.backend.memory_info(self.inner.total_memory)
+        self.operate(|backend| backend.memory_info(self.inner.total_memory))
     }
 
     /// The limits launches are checked against.
@@ -203,7 +287,7 @@ impl Device {
     ///
     /// [`Stream::synchronize`]: crate::Stream::synchronize
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.backend.synchronize()?;
+        self.operate(DeviceBackend::synchronize)?;
         self.check_scope(None, u64::MAX)
     }
 
@@ -265,7 +349,8 @@ impl Device {
             stream,
             up_to,
         };
-        pending::claim(&self.inner.backend, scope, self.newest_token())
+        let newest = self.newest_token();
+        self.operate(|backend| pending::claim(backend, scope, newest))
     }
 
     /// Errors unless `other` is this device.

@@ -1,6 +1,6 @@
 //! [`Event`]: a marker in a stream, for ordering and timing.
 
-use crate::backend::EventHandle;
+use crate::backend::{DeviceBackend, EventHandle};
 use crate::handles::device::Device;
 use crate::handles::stream::Stream;
 use crate::vocabulary::error::Result;
@@ -31,7 +31,7 @@ impl Event {
     pub fn new(device: &Device) -> Result<Event> {
         Ok(Event {
             device: device.clone(),
-            handle: device.backend_ops().new_event()?,
+            handle: device.operate(DeviceBackend::new_event)?,
             stream: AtomicU64::new(u64::MAX),
             up_to: AtomicU64::new(0),
         })
@@ -41,7 +41,8 @@ impl Event {
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.device
             .expect_same(&stream.device, || "the stream".to_string())?;
-        self.handle.record(&stream.handle)?;
+        self.device
+            .operate(|_| self.handle.record(&stream.handle))?;
         self.up_to
             .store(self.device.newest_token(), Ordering::Relaxed);
         self.stream.store(stream.key, Ordering::Relaxed);
@@ -52,7 +53,7 @@ impl Event {
     /// simulator fault of this thread's launches on the event's stream before it was recorded,
     /// as [`Stream::synchronize`] does for all of that stream's launches.
     pub fn synchronize(&self) -> Result<()> {
-        self.handle.synchronize()?;
+        self.device.operate(|_| self.handle.synchronize())?;
         match self.stream.load(Ordering::Relaxed) {
             u64::MAX => Ok(()),
             stream => self
@@ -63,7 +64,7 @@ impl Event {
 
     /// Whether the work before the event has completed.
     pub fn is_complete(&self) -> Result<bool> {
-        self.handle.is_complete()
+        self.device.operate(|_| self.handle.is_complete())
     }
 
     /// Milliseconds between this event and the later event `end` (both recorded and complete).
@@ -74,7 +75,7 @@ impl Event {
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         self.device
             .expect_same(&end.device, || "the end event".to_string())?;
-        self.handle.elapsed_ms(&end.handle)
+        self.device.operate(|_| self.handle.elapsed_ms(&end.handle))
     }
 }
 
@@ -83,7 +84,8 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.device
             .expect_same(&event.device, || "the event".to_string())?;
-        self.handle.wait_event(&event.handle)
+        self.device
+            .operate(|_| self.handle.wait_event(&event.handle))
     }
 
     /// Records a new event on this stream and returns it.

@@ -158,6 +158,20 @@ pub(crate) fn claim(backend: &DeviceBackend, scope: Scope, newest: u64) -> Resul
     })
 }
 
+/// The kernels of the calling thread's launches on `device` not synchronized yet, each named
+/// once, in launch order: the suspects when the device's context is lost.
+pub(crate) fn unsynchronized_kernels(device: u64) -> Vec<String> {
+    LAUNCHES.with_borrow(|thread| {
+        let mut names: Vec<String> = Vec::new();
+        for launch in thread.launches.iter().filter(|l| l.device == device) {
+            if !names.iter().any(|n| n == launch.kernel) {
+                names.push(launch.kernel.to_string());
+            }
+        }
+        names
+    })
+}
+
 impl ThreadLaunches {
     /// This thread's epochs for `device` (removed; put back by the caller).
     fn take_seen(&mut self, device: u64) -> SeenEpochs {

@@ -87,9 +87,8 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         let (ptr, memory) = if bytes == 0 {
             (std::ptr::NonNull::<T>::dangling().as_ptr(), None)
         } else {
-            let memory = device
-                .backend_ops()
-                .allocate_pinned(bytes, align_of::<T>())?;
+            let memory =
+                device.operate(|backend| backend.allocate_pinned(bytes, align_of::<T>()))?;
             let ptr = memory.as_ptr().cast::<T>();
             assert!(
                 ptr.is_aligned(),

@@ -1,6 +1,6 @@
 //! [`Stream`]: an ordered queue of device work.
 
-use crate::backend::StreamHandle;
+use crate::backend::{DeviceBackend, StreamHandle};
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::vocabulary::error::Result;
@@ -57,7 +57,7 @@ impl Device {
     pub fn new_stream(&self) -> Result<Stream> {
         Ok(Stream {
             device: self.clone(),
-            handle: self.backend_ops().new_stream()?,
+            handle: self.operate(DeviceBackend::new_stream)?,
             key: NEXT_STREAM_KEY.fetch_add(1, Ordering::Relaxed) + 1,
         })
     }
@@ -78,7 +78,7 @@ impl Stream {
     /// thread's. When several launches covered failed, the earliest is returned and each other
     /// one by a later synchronization.
     pub fn synchronize(&self) -> Result<()> {
-        self.handle.synchronize()?;
+        self.device.operate(|_| self.handle.synchronize())?;
         self.device.check_scope(Some(self.key), u64::MAX)
     }
 }

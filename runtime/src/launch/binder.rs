@@ -153,14 +153,16 @@ impl<'a> ArgBinder<'a> {
         let token = self.device.next_token();
         self.params.push(token);
         let stream = self.config.stream.as_ref().map(|stream| &stream.handle);
-        let failed = self.device.backend_ops().launch(
-            self.info,
-            &shape,
-            stream,
-            &mut self.params,
-            limits,
-            self.device.name(),
-        )?;
+        let failed = self.device.operate(|backend| {
+            backend.launch(
+                self.info,
+                &shape,
+                stream,
+                &mut self.params,
+                limits,
+                self.device.name(),
+            )
+        })?;
         let stream_key = self
             .config
             .stream

@@ -9,8 +9,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong on the host side of ferrocuda.
 ///
-/// After any of these errors the device and every buffer stay usable: the next correct launch
-/// works.
+/// After any of these errors but [`Error::ContextLost`] the device and every buffer stay usable:
+/// the next correct launch works.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -23,6 +23,26 @@ pub enum Error {
         name: String,
         /// The driver's description of the error.
         description: String,
+    },
+    /// A kernel fault (an illegal address, a misaligned access, a trap...) left the GPU's CUDA
+    /// context unusable: every later operation on the device fails with this error, without a
+    /// driver call, and the device's buffers, streams and events are gone. `Device::reset(ordinal)`
+    /// makes a fresh context (and handle) for the device; the old handles' objects are then
+    /// abandoned (their memory was freed by the reset).
+    #[error(
+        "the CUDA context of GPU {ordinal} is lost after {cause} {kernels} ({call}: {name}); every later call on this device fails with this error: find the fault (the simulator, `compute-sanitizer`, or the kernel's unchecked indexing), then call `Device::reset({ordinal})` to continue in this process with a fresh context and new buffers"
+    )]
+    ContextLost {
+        /// The CUDA ordinal of the GPU.
+        ordinal: usize,
+        /// What happened, in words, e.g. `an illegal address`.
+        cause: &'static str,
+        /// The kernels that may have faulted, as words: ``in kernel `k` ``.
+        kernels: String,
+        /// The driver entry point that reported it, e.g. `cuCtxSynchronize`.
+        call: &'static str,
+        /// The driver's error name, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+        name: String,
     },
     /// A CUDA driver call succeeded but returned something the runtime cannot use.
     #[error("CUDA driver call {call} returned an unusable result: {problem}")]

@@ -5,6 +5,7 @@
 //!
 //! Nothing here imports the backends, the handles or the launch layer.
 
+pub(crate) mod context_loss;
 pub(crate) mod driver_requirement;
 pub(crate) mod error;
 pub(crate) mod fault;

@@ -10,5 +10,7 @@
 ferrocuda::ptx_module!();
 
 pub mod busy;
+pub mod check_faults;
+pub mod context_faults;
 pub mod device_api;
 pub mod faults;

@@ -1,24 +1,27 @@
-//! Index panics on the GPU: static messages, one per container and dimension.
+//! Index panics on the GPU: the kind of check, the container and the integers go into the panic
+//! record, and the host prints the simulator's text (see [`super::panic_operands`]).
 
+use super::panic_operands::panic_with_operands;
 use crate::bounds::Container;
+use crate::panic::{
+    PANIC_CONTAINER_SHIFT, PANIC_KIND_CONTAINER_COLUMN, PANIC_KIND_CONTAINER_INDEX,
+    PANIC_KIND_CONTAINER_ROW, pack_shape,
+};
+
+/// The record kind of a `base` check on `what`.
+fn kind(base: u32, what: Container) -> u32 {
+    base | (what.code() << PANIC_CONTAINER_SHIFT)
+}
 
 /// Panics for an index outside `0..len` of a one-dimensional container.
 #[cold]
 #[inline(never)]
 #[track_caller]
 pub(crate) fn index_out_of_bounds(what: Container, index: usize, len: usize) -> ! {
-    let _ = (index, len);
-    match what {
-        Container::SharedArray => panic!(
-            "shared array index out of bounds (run on the simulator to see the index and the length)"
-        ),
-        Container::Slice => panic!(
-            "atomic index out of bounds of the slice (run on the simulator to see the index and the length)"
-        ),
-        Container::MatrixData => panic!(
-            "matrix row out of bounds of the underlying slice (run on the simulator to see the sizes)"
-        ),
-    }
+    panic_with_operands(
+        kind(PANIC_KIND_CONTAINER_INDEX, what),
+        [index as u64, len as u64, 0],
+    )
 }
 
 /// Panics for a row or column index outside a two-dimensional container.
@@ -30,13 +33,9 @@ pub(crate) fn index_2d_out_of_bounds(
     (row, col): (usize, usize),
     (rows, cols): (usize, usize),
 ) -> ! {
-    let _ = (what, cols, col);
+    let operands = [row as u64, col as u64, pack_shape(rows, cols)];
     if row >= rows {
-        panic!(
-            "2-D index out of bounds: row too large (run on the simulator to see the index and the shape)"
-        );
+        panic_with_operands(kind(PANIC_KIND_CONTAINER_ROW, what), operands);
     }
-    panic!(
-        "2-D index out of bounds: column too large (run on the simulator to see the index and the shape)"
-    );
+    panic_with_operands(kind(PANIC_KIND_CONTAINER_COLUMN, what), operands)
 }

@@ -59,6 +59,21 @@ pub(crate) fn set_launch_token(token: u64) {
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    record(
+        info.location(),
+        info.message().as_str(),
+        super::panic_operands::MESSAGE,
+    )
+}
+
+/// Records a panic at `location` with a static `message` (or none) and the integers of a failed
+/// check (`operands`), then ends the thread: the handler's body, also entered directly by the
+/// checks that record integers ([`super::panic_operands`]).
+pub(crate) fn record(
+    location: Option<&core::panic::Location<'_>>,
+    message: Option<&'static str>,
+    operands: super::panic_operands::Operands,
+) -> ! {
     // SAFETY: the token was written at entry by this thread (and the same value by the others
     // of its block). The records are globals of this module and the slot index is reduced
     // modulo their count, so the raw pointers into them are valid and aligned;
@@ -82,13 +97,14 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
             )
             .is_ok()
         {
-            if let Some(location) = info.location() {
+            if let Some(location) = location {
                 (*record).line = location.line();
                 (*record).column = location.column();
                 (*record).file_ptr = location.file().as_ptr() as u64;
                 (*record).file_len = location.file().len() as u64;
             }
-            if let Some(message) = info.message().as_str() {
+            super::panic_operands::fill(record, operands);
+            if let Some(message) = message {
                 (*record).message_ptr = message.as_ptr() as u64;
                 (*record).message_len = message.len() as u64;
             }

@@ -22,7 +22,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// The underlying cudarc allocation, as bytes (None on the simulator or when empty).
     pub fn cuda_slice(&self) -> Option<&CudaSlice<u8>> {
         match &self.memory {
-            Some(Allocation::Cuda(memory)) => Some(&memory.slice),
+            Some(Allocation::Cuda(memory)) => Some(&*memory.slice),
             _ => None,
         }
     }

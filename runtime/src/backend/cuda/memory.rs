@@ -1,17 +1,30 @@
 //! Device memory, page-locked host memory, and the copies between them on a GPU.
 
 use super::CudaDevice;
+use super::context_loss::is_abandoned;
 use super::driver::{driver, make_current};
 use super::stream::CudaStreamHandle;
 use crate::backend::copy::AsyncCopy;
 use crate::vocabulary::error::{Error, Result};
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, DevicePtr, result};
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-/// A device allocation (freed on the default stream when dropped).
+/// A device allocation (freed on the default stream when dropped, unless its context was
+/// abandoned by a reset: see [`super::context_loss`]).
 pub(crate) struct CudaAllocation {
     /// The cudarc allocation, as bytes.
-    pub(crate) slice: CudaSlice<u8>,
+    pub(crate) slice: ManuallyDrop<CudaSlice<u8>>,
+}
+
+impl Drop for CudaAllocation {
+    fn drop(&mut self) {
+        if is_abandoned(self.slice.context()) {
+            return; // The reset freed the memory; freeing it again could free a new allocation.
+        }
+        // SAFETY: dropped once, here; the field is not used after.
+        unsafe { ManuallyDrop::drop(&mut self.slice) }
+    }
 }
 
 impl CudaAllocation {
@@ -44,6 +57,9 @@ impl PinnedHostMemory {
 
 impl Drop for PinnedHostMemory {
     fn drop(&mut self) {
+        if is_abandoned(&self.context) {
+            return; // Freed by the reset of the context (see `super::context_loss`).
+        }
         // The owner has waited for every copy that uses the memory (PinnedBuffer's drop).
         let _ = make_current(&self.context);
         // SAFETY: allocated by cuMemHostAlloc in this context; no copy uses it any more.
@@ -58,7 +74,9 @@ impl CudaDevice {
             .default_stream
             .alloc_zeros::<u8>(bytes)
             .map_err(driver("cuMemAlloc"))?;
-        Ok(CudaAllocation { slice })
+        Ok(CudaAllocation {
+            slice: ManuallyDrop::new(slice),
+        })
     }
 
     /// `bytes > 0` bytes of device memory, not initialised.
@@ -69,7 +87,9 @@ impl CudaDevice {
         // SAFETY: the caller writes every byte before reading one.
         let slice =
             unsafe { self.default_stream.alloc::<u8>(bytes) }.map_err(driver("cuMemAlloc"))?;
-        Ok(CudaAllocation { slice })
+        Ok(CudaAllocation {
+            slice: ManuallyDrop::new(slice),
+        })
     }
 
     /// Copies `data` to device address `address`, synchronously, after the default stream's work.

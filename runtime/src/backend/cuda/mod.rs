@@ -8,6 +8,7 @@
 //! driver call, [`driver_library`] checks that the loaded `libcuda.so` exports every entry point
 //! the runtime calls, so that a missing one is an error rather than a panic inside cudarc.
 
+pub(crate) mod context_loss;
 pub(crate) mod driver;
 pub(crate) mod driver_library;
 pub(crate) mod interop;

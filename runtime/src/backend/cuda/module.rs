@@ -15,7 +15,9 @@ use crate::device::panic::{
 };
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
-use crate::vocabulary::panic_report::{Claim, FORMATTED_MESSAGE, KernelPanic, SeenEpochs};
+use crate::vocabulary::panic_report::{
+    Claim, FORMATTED_MESSAGE, KernelPanic, SeenEpochs, check_message,
+};
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, result};
 use std::sync::atomic::AtomicU32;
@@ -267,7 +269,9 @@ impl ModuleCache {
     /// The host report of a device panic record.
     fn panic_of(&self, record: &PanicRecord, kernel: &str) -> Result<KernelPanic> {
         let file = self.read_string(record.file_ptr, record.file_len)?;
-        let message = if record.message_ptr == 0 {
+        let message = if let Some(text) = check_message(record.kind, record.operands) {
+            text
+        } else if record.message_ptr == 0 {
             FORMATTED_MESSAGE.to_string()
         } else {
             self.read_string(record.message_ptr, record.message_len)?

@@ -27,7 +27,9 @@ impl Drop for OwnedStream {
     fn drop(&mut self) {
         // A clone of the cudarc handle (from `Stream::cuda_stream`) may still be in use: then
         // the stream is left to the context, which frees it with itself.
-        if Arc::get_mut(&mut self.stream).is_none() {
+        if Arc::get_mut(&mut self.stream).is_none()
+            || super::context_loss::is_abandoned(self.stream.context())
+        {
             return;
         }
         if make_current(self.stream.context()).is_ok() {

@@ -1,0 +1,33 @@
+//! Kernels whose bounds checks fail: core's range check and the device library's containers.
+//! On both backends the report names the index and the length (the GPU records the integers and
+//! the host formats them).
+
+use ferrocuda::prelude::*;
+
+/// Thread 0 takes `&data[start..end]` and writes its length: a range check that fails when the
+/// range does not fit.
+#[kernel]
+pub fn slice_range_out_of_bounds(data: &[u32], out: &mut [u32], start: u32, end: u32) {
+    if grid!(1) == 0 {
+        let part = &data[start as usize..end as usize];
+        out[0] = part.len() as u32;
+    }
+}
+
+/// Thread 0 adds 1 to `bins[index]` atomically: the atomic slice's check fails past the end.
+#[kernel]
+pub fn atomic_index_out_of_bounds(bins: &mut [u32], index: u32) {
+    if grid!(1) == 0 {
+        bins.atomic_add(index as usize, 1);
+    }
+}
+
+/// Thread 0 reads element `(0, col)` of `data` seen as a `rows x cols` matrix: the matrix's
+/// column check fails when `col >= cols`.
+#[kernel]
+pub fn matrix_column_out_of_bounds(data: &[f32], out: &mut [f32], rows: u32, cols: u32, col: u32) {
+    if grid!(1) == 0 {
+        let matrix = Matrix::new(data, rows as usize, cols as usize);
+        out[0] = matrix[(0, col as usize)];
+    }
+}

@@ -21,6 +21,8 @@ pub struct ThreadContext {
     pub grid_dim: Dim3,
     /// The simulator serving this thread's block.
     pub hooks: *const dyn SimHooks,
+    /// Atomic operations since this thread last offered to yield (see [`after_atomic`]).
+    pub atomics: Cell<u32>,
 }
 
 /// The block-wide barrier flavours (`__syncthreads` and its predicate forms).
@@ -117,6 +119,29 @@ pub trait SimHooks {
     fn print(&self, text: &str);
     /// The launch's copy of a constant-memory symbol (`init` is its initial value).
     fn constant(&self, name: &'static str, init: &'static [u8]) -> *const u8;
+    /// Lets the other threads of the block run before this one goes on (a thread spinning on a
+    /// flag another thread sets must let that thread run). Called every [`ATOMICS_PER_YIELD`]
+    /// atomic operations of a thread.
+    fn yield_now(&self);
+}
+
+/// How many atomic operations a simulated thread performs between two offers to yield: a spin
+/// on an atomic flag lets the other threads run after this many reads, and a thread doing
+/// millions of atomics (a histogram) switches coroutines only once every this many.
+pub const ATOMICS_PER_YIELD: u32 = 64;
+
+/// Counts an atomic operation of the running simulated thread, and yields to the other threads
+/// of its block every [`ATOMICS_PER_YIELD`] of them.
+#[inline]
+pub fn after_atomic() {
+    let context = current();
+    let count = context.atomics.get() + 1;
+    if count < ATOMICS_PER_YIELD {
+        context.atomics.set(count);
+    } else {
+        context.atomics.set(0);
+        hooks().yield_now();
+    }
 }
 
 std::thread_local! {
@@ -147,6 +172,14 @@ pub fn current() -> &'static ThreadContext {
     }
     // SAFETY: the simulator keeps the context alive while it is current.
     unsafe { &*ptr }
+}
+
+/// The running simulated thread's context, if a simulated thread runs on this OS thread.
+#[inline]
+pub fn try_current() -> Option<&'static ThreadContext> {
+    let ptr = CURRENT.with(|c| c.get());
+    // SAFETY: the simulator keeps the context alive while it is current.
+    (!ptr.is_null()).then(|| unsafe { &*ptr })
 }
 
 /// The simulator serving the running simulated thread.

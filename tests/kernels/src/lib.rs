@@ -12,3 +12,4 @@ ferrocuda::ptx_module!();
 pub mod busy;
 pub mod device_api;
 pub mod faults;
+pub mod simulator_promises;

@@ -33,8 +33,10 @@ mod race;
 mod report;
 mod scheduler;
 mod shared_memory;
+mod stack_guard;
 mod stack_pool;
 mod warp;
+mod watchdog;
 
 #[cfg(test)]
 mod tests;
@@ -69,6 +71,8 @@ pub(crate) struct Simulator {
     stacks: Mutex<Vec<corosensei::stack::DefaultStack>>,
     /// The stack size of each simulated thread, in bytes.
     stack_bytes: usize,
+    /// The watchdog's time (`None`: disabled).
+    watchdog: Option<std::time::Duration>,
     /// Constant-memory symbols.
     constants: ConstantStore,
 }
@@ -97,6 +101,7 @@ impl Simulator {
         Simulator {
             stacks: Mutex::new(Vec::new()),
             stack_bytes,
+            watchdog: watchdog::timeout_from_env(),
             constants: ConstantStore::default(),
         }
     }
@@ -140,9 +145,13 @@ impl Simulator {
             .into());
         }
         panic_capture::install();
+        stack_guard::install();
+        stack_guard::begin_launch(info.name, self.stack_bytes);
+        panic_capture::begin_launch(info.name);
         let stacks = std::mem::take(&mut *self.stacks.lock().unwrap_or_else(|e| e.into_inner()));
         let mut pool = StackPool::new(stacks, self.stack_bytes);
-        let result = Launch::new(&self.constants, info, config, params).run(&mut pool);
+        let result =
+            Launch::new(&self.constants, info, config, params, self.watchdog).run(&mut pool);
         let mut kept = self.stacks.lock().unwrap_or_else(|e| e.into_inner());
         kept.extend(pool.into_stacks());
         kept.truncate(Self::LIMITS.max_threads_per_block as usize);

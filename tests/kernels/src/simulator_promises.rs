@@ -1,0 +1,112 @@
+//! Kernels that the GPU runs (or refuses) and the simulator must handle the same way: a
+//! spin-wait on a flag another thread sets, a spin on a later block, an endless loop, a large
+//! local array, 64 KiB of static shared memory, a `u32` overflow, and `get_unchecked` out of
+//! bounds (`tests/tests/simulator_promises.rs`).
+
+use ferrocuda::prelude::*;
+
+/// The number of `u32`s in [`static_shared_64k`]'s shared array: 64 KiB.
+pub const SHARED_64K_WORDS: usize = 16 * 1024;
+
+/// The size of [`large_local_array`]'s local array: 400 KB, more than a simulated thread's
+/// default 256 KiB stack.
+pub const LOCAL_BYTES: usize = 400 * 1000;
+
+/// Thread 0 of each block spins until the block's last thread sets `flags[block]`, then writes
+/// `out[block] = 1`.
+#[kernel]
+pub fn spin_on_flag(flags: &mut [u32], out: &mut [u32]) {
+    let block = block_idx().x as usize;
+    let thread = thread_idx().x;
+    if thread == 0 {
+        while flags.atomic_load(block) == 0 {}
+        out[block] = 1;
+    } else if thread == block_dim().x - 1 {
+        flags.atomic_store(block, 1);
+    }
+}
+
+/// Thread 0 of block 0 spins until block 1 sets `flags[0]`: the blocks must run at the same
+/// time, which the simulator (one block after another) never does.
+#[kernel]
+pub fn spin_on_later_block(flags: &mut [u32]) {
+    if thread_idx().x != 0 {
+        return;
+    }
+    if block_idx().x == 0 {
+        while flags.atomic_load(0) == 0 {}
+    } else {
+        flags.atomic_store(0, 1);
+    }
+}
+
+/// Loops for ever without an atomic, a barrier or a print: nothing can stop it but the
+/// watchdog's monitor.
+#[kernel]
+pub fn endless_loop(out: &mut [u32]) {
+    let mut x = 0u32;
+    loop {
+        x = core::hint::black_box(x.wrapping_add(1));
+        if x == 0 && out.is_empty() {
+            break;
+        }
+    }
+}
+
+/// Fills a 400 KB local array and writes its sum into `out[thread]`.
+#[kernel]
+pub fn large_local_array(out: &mut [u32]) {
+    let i = thread_idx().x as usize;
+    let mut local = [0u8; LOCAL_BYTES];
+    let local = core::hint::black_box(&mut local);
+    for (j, byte) in local.iter_mut().enumerate() {
+        *byte = (j + i) as u8;
+    }
+    let sum = local.iter().map(|&b| b as u32).sum::<u32>();
+    if i < out.len() {
+        out[i] = sum;
+    }
+}
+
+/// Fills a 64 KiB static shared array, then each thread sums the words of its stride.
+#[kernel]
+pub fn static_shared_64k(out: &mut [u32]) {
+    let mut words = shared_array!(u32; SHARED_64K_WORDS);
+    let t = thread_idx().x as usize;
+    let threads = block_dim().x as usize;
+    let mut j = t;
+    while j < SHARED_64K_WORDS {
+        words[j] = j as u32;
+        j += threads;
+    }
+    syncthreads();
+    let mut sum = 0u32;
+    let mut j = (t + 1) % threads;
+    while j < SHARED_64K_WORDS {
+        sum = sum.wrapping_add(words[j]);
+        j += threads;
+    }
+    if t < out.len() {
+        out[t] = sum;
+    }
+}
+
+/// `out[0] = a + b` with Rust's `+`: panics on overflow where overflow checks are on (debug
+/// builds), wraps where they are off (release builds), on both backends.
+#[kernel]
+pub fn overflowing_add(a: u32, b: u32, out: &mut [u32]) {
+    if thread_idx().x == 0 && !out.is_empty() {
+        out[0] = a + b;
+    }
+}
+
+/// Reads `data` at `index` with `get_unchecked`: out of bounds is undefined behaviour, caught in
+/// debug builds by core's precondition check (a non-unwinding panic).
+#[kernel]
+pub fn unchecked_read(data: &[u32], index: u32, out: &mut [u32]) {
+    if thread_idx().x == 0 && !out.is_empty() {
+        // SAFETY: none, on purpose: the test passes an index out of bounds to see the debug
+        // build's precondition check name the kernel.
+        out[0] = unsafe { *data.get_unchecked(index as usize) };
+    }
+}

@@ -1,0 +1,231 @@
+//! The simulator keeps the promises the GPU keeps (issue 9, point 7): a spin-wait on a flag
+//! another thread of the block sets completes; a launch that makes no progress is reported by the
+//! watchdog instead of hanging; a thread's stack overflow names the kernel and
+//! `FERROCUDA_SIMULATOR_STACK_KIB`; 64 KiB of static shared memory runs; `u32` overflow behaves
+//! the same on both backends; a debug build's precondition failure names the kernel.
+//!
+//! The tests that end a process (a stack overflow, an endless loop, a non-unwinding panic) run
+//! this binary again with a filter and an environment variable that makes the child do the
+//! dangerous part, and check what the child printed.
+
+use ferrocuda::prelude::*;
+use ferrocuda::{SimulatorFault, ThreadActivity};
+use ferrocuda_tests::device_tests;
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+use test_kernels::simulator_promises::*;
+
+/// How long a launch may take before the test calls it a hang.
+const HANG_LIMIT: Duration = Duration::from_secs(60);
+
+/// Set in a child process: which dangerous launch to make.
+const CHILD_ENV: &str = "FERROCUDA_TEST_PROMISES_CHILD";
+
+/// Runs `body` on another OS thread; fails the test if it has not finished within
+/// [`HANG_LIMIT`].
+fn without_hanging<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done, result) = mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+        let _ = done.send(outcome);
+    });
+    match result.recv_timeout(HANG_LIMIT) {
+        Ok(Ok(value)) => value,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => panic!("the launch did not finish within {HANG_LIMIT:?}: a hang"),
+    }
+}
+
+/// Runs this binary's test `child` alone with `CHILD_ENV` set and `env`; whether it succeeded,
+/// and its stdout and stderr together.
+fn run_child(child: &str, env: &[(&str, &str)]) -> (bool, String) {
+    let mut command = Command::new(std::env::current_exe().expect("the test binary's path"));
+    command.args([child, "--exact", "--test-threads=1", "--nocapture"]);
+    command.env(CHILD_ENV, "1");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("running the test binary");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+/// Whether this process is a child started by [`run_child`].
+fn is_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
+/// The result of a launch and the synchronization after it.
+fn launched(device: &Device, launch: ferrocuda::Result<()>) -> ferrocuda::Result<()> {
+    launch?;
+    device.synchronize()
+}
+
+device_tests! {
+    fn a_spin_wait_on_a_flag_of_the_block_completes(device) {
+        let device = device.clone();
+        let out = without_hanging(move || {
+            let blocks = 3usize;
+            let mut flags = DeviceBuffer::from_slice(&device, &vec![0u32; blocks]).unwrap();
+            let mut out = DeviceBuffer::from_slice(&device, &vec![0u32; blocks]).unwrap();
+            let launch = launch!(spin_on_flag[blocks as u32, 64](&mut flags, &mut out));
+            launched(&device, launch).unwrap();
+            out.to_vec().unwrap()
+        });
+        assert_eq!(out, [1, 1, 1]);
+    }
+
+    fn static_shared_memory_of_64_kib_runs(device) {
+        let threads = 256usize;
+        let mut out = DeviceBuffer::from_slice(device, &vec![0u32; threads]).unwrap();
+        launched(device, launch!(static_shared_64k[1, threads as u32](&mut out))).unwrap();
+        let expected: Vec<u32> = (0..threads)
+            .map(|t| {
+                ((t + 1) % threads..SHARED_64K_WORDS)
+                    .step_by(threads)
+                    .fold(0u32, |sum, j| sum.wrapping_add(j as u32))
+            })
+            .collect();
+        assert_eq!(out.to_vec().unwrap(), expected);
+    }
+
+    fn u32_overflow_is_the_same_on_both_backends(device) {
+        let mut out = DeviceBuffer::from_slice(device, &[0u32]).unwrap();
+        let result = launched(device, launch!(overflowing_add[1, 1](u32::MAX, 2, &mut out)));
+        if cfg!(debug_assertions) {
+            match result {
+                Err(Error::KernelPanic(panic)) => {
+                    assert_eq!(panic.kernel, "overflowing_add");
+                }
+                other => panic!("a debug build must panic on u32 overflow, got {other:?}"),
+            }
+        } else {
+            result.unwrap();
+            assert_eq!(out.to_vec().unwrap(), [1]);
+        }
+    }
+}
+
+#[test]
+fn a_spin_on_a_later_block_is_reported_by_the_watchdog() {
+    let (passed, text) = run_child(
+        "child_spin_on_later_block",
+        &[("FERROCUDA_SIMULATOR_WATCHDOG_SECS", "1")],
+    );
+    assert!(passed, "{text}");
+    assert!(
+        text.contains("kernel `spin_on_later_block`: no progress in block (0, 0, 0) for 1 s"),
+        "{text}"
+    );
+    assert!(text.contains("runs blocks one after another"), "{text}");
+}
+
+#[test]
+fn child_spin_on_later_block() {
+    if !is_child() {
+        return;
+    }
+    let device = Device::simulator();
+    let mut flags = DeviceBuffer::from_slice(&device, &[0u32]).unwrap();
+    let result = launched(&device, launch!(spin_on_later_block[2, 32](&mut flags)));
+    match result {
+        Err(Error::SimulatorFault(fault)) => {
+            let SimulatorFault::NoProgress {
+                block,
+                thread,
+                groups,
+                ..
+            } = &*fault
+            else {
+                panic!("expected NoProgress, got {fault}");
+            };
+            assert_eq!(*block, Dim3::new(0, 0, 0));
+            assert_eq!(*thread, Dim3::new(0, 0, 0));
+            assert_eq!(groups[0].activity, ThreadActivity::Runnable);
+            println!("{fault}");
+        }
+        other => panic!("expected the watchdog's fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_endless_loop_is_reported_by_the_watchdog_monitor() {
+    let (passed, text) = run_child(
+        "child_endless_loop",
+        &[("FERROCUDA_SIMULATOR_WATCHDOG_SECS", "1")],
+    );
+    assert!(!passed, "{text}");
+    assert!(
+        text.contains("ferrocuda simulator watchdog: kernel `endless_loop` made no progress"),
+        "{text}"
+    );
+    assert!(text.contains("FERROCUDA_SIMULATOR_WATCHDOG_SECS"), "{text}");
+}
+
+#[test]
+fn child_endless_loop() {
+    if !is_child() {
+        return;
+    }
+    let device = Device::simulator();
+    let mut out = DeviceBuffer::from_slice(&device, &[0u32]).unwrap();
+    let _ = launched(&device, launch!(endless_loop[1, 1](&mut out)));
+}
+
+#[test]
+fn a_stack_overflow_names_the_kernel_and_the_stack_variable() {
+    let (passed, text) = run_child("child_large_local_array", &[]);
+    assert!(!passed, "{text}");
+    assert!(text.contains("kernel `large_local_array`"), "{text}");
+    assert!(text.contains("FERROCUDA_SIMULATOR_STACK_KIB"), "{text}");
+    assert!(text.contains("256 KiB"), "{text}");
+}
+
+#[test]
+fn a_larger_stack_runs_the_large_local_array() {
+    let (passed, text) = run_child(
+        "child_large_local_array",
+        &[("FERROCUDA_SIMULATOR_STACK_KIB", "2048")],
+    );
+    assert!(passed, "{text}");
+}
+
+#[test]
+fn child_large_local_array() {
+    if !is_child() {
+        return;
+    }
+    let device = Device::simulator();
+    let mut out = DeviceBuffer::from_slice(&device, &[0u32; 2]).unwrap();
+    launched(&device, launch!(large_local_array[1, 2](&mut out))).unwrap();
+}
+
+#[test]
+fn a_precondition_failure_names_the_kernel() {
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    let (passed, text) = run_child("child_unchecked_read", &[]);
+    assert!(!passed, "{text}");
+    assert!(text.contains("unsafe precondition"), "{text}");
+    assert!(
+        text.contains("kernel `unchecked_read`, block (0, 0, 0), thread (0, 0, 0)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn child_unchecked_read() {
+    if !is_child() {
+        return;
+    }
+    let device = Device::simulator();
+    let data = DeviceBuffer::from_slice(&device, &[1u32, 2, 3]).unwrap();
+    let mut out = DeviceBuffer::from_slice(&device, &[0u32]).unwrap();
+    let _ = launched(
+        &device,
+        launch!(unchecked_read[1, 1](&data, 1000, &mut out)),
+    );
+}

@@ -21,8 +21,6 @@ pub struct ThreadContext {
     pub grid_dim: Dim3,
     /// The simulator serving this thread's block.
     pub hooks: *const dyn SimHooks,
-    /// Atomic operations since this thread last offered to yield (see [`after_atomic`]).
-    pub atomics: Cell<u32>,
 }
 
 /// The block-wide barrier flavours (`__syncthreads` and its predicate forms).
@@ -131,21 +129,25 @@ pub trait SimHooks {
 pub const ATOMICS_PER_YIELD: u32 = 64;
 
 /// Counts an atomic operation of the running simulated thread, and yields to the other threads
-/// of its block every [`ATOMICS_PER_YIELD`] of them.
+/// of its block every [`ATOMICS_PER_YIELD`] atomics of the OS thread (one counter per OS thread:
+/// cheaper than one per simulated thread, and a thread spinning alone still yields after at most
+/// that many of its own).
 #[inline]
 pub fn after_atomic() {
-    let context = current();
-    let count = context.atomics.get() + 1;
-    if count < ATOMICS_PER_YIELD {
-        context.atomics.set(count);
-    } else {
-        context.atomics.set(0);
+    let count = ATOMICS.with(|c| {
+        let count = c.get() + 1;
+        c.set(count % ATOMICS_PER_YIELD);
+        count
+    });
+    if count == ATOMICS_PER_YIELD {
         hooks().yield_now();
     }
 }
 
 std::thread_local! {
     static CURRENT: Cell<*const ThreadContext> = const { Cell::new(core::ptr::null()) };
+    /// Atomic operations since the running simulated thread last offered to yield.
+    static ATOMICS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Makes `context` the running simulated thread of this OS thread (null: none).

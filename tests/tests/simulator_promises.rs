@@ -91,6 +91,37 @@ device_tests! {
         assert_eq!(out.to_vec().unwrap(), expected);
     }
 
+    fn memory_info_counts_allocations_and_frees_them_on_drop(device) {
+        const GIB: usize = 1 << 30;
+        // Slack for the small buffers other tests of this binary allocate meanwhile.
+        const SLACK: usize = 64 << 20;
+        let (free_before, total) = device.memory_info().unwrap();
+        assert_eq!(total, device.total_memory());
+        let buffer = DeviceBuffer::<u8>::zeros(device, GIB).unwrap();
+        let (free_during, _) = device.memory_info().unwrap();
+        assert!(
+            free_during + GIB <= free_before + SLACK,
+            "free {free_before} before and {free_during} with 1 GiB allocated"
+        );
+        let pinned = PinnedBuffer::<u8>::new(device, 1 << 20).unwrap();
+        drop(buffer);
+        let (free_after, _) = device.memory_info().unwrap();
+        assert!(
+            free_after + SLACK >= free_during + GIB,
+            "free {free_during} with 1 GiB allocated and {free_after} after dropping it"
+        );
+        drop(pinned);
+    }
+
+    fn an_allocation_beyond_total_memory_fails(device) {
+        let total = device.total_memory();
+        let result = DeviceBuffer::<u8>::zeros(device, total + 1);
+        assert!(result.is_err(), "allocating {} bytes succeeded", total + 1);
+        // The device stays usable.
+        let small = DeviceBuffer::from_slice(device, &[1u32, 2]).unwrap();
+        assert_eq!(small.to_vec().unwrap(), [1, 2]);
+    }
+
     fn u32_overflow_is_the_same_on_both_backends(device) {
         let mut out = DeviceBuffer::from_slice(device, &[0u32]).unwrap();
         let result = launched(device, launch!(overflowing_add[1, 1](u32::MAX, 2, &mut out)));
@@ -106,6 +137,29 @@ device_tests! {
             assert_eq!(out.to_vec().unwrap(), [1]);
         }
     }
+}
+
+#[test]
+fn an_allocation_beyond_total_memory_is_out_of_memory_on_the_simulator() {
+    let device = Device::simulator();
+    let total = device.total_memory();
+    let kept = DeviceBuffer::<u8>::zeros(&device, 1 << 20).unwrap();
+    match DeviceBuffer::<u8>::zeros(&device, total) {
+        Err(Error::OutOfMemory {
+            device: name,
+            requested,
+            available,
+        }) => {
+            assert_eq!(requested, total);
+            assert!(
+                available <= total - (1 << 20),
+                "{available} of {total} free"
+            );
+            assert_eq!(name, "the ferrocuda CPU simulator");
+        }
+        other => panic!("expected OutOfMemory, got {:?}", other.map(|b| b.len())),
+    }
+    drop(kept);
 }
 
 #[test]

@@ -163,7 +163,6 @@ impl<'a> Launch<'a> {
                 block_dim: self.block,
                 grid_dim: self.grid,
                 hooks,
-                atomics: Cell::new(0),
             })
             .collect();
         let mut workers = Workers {

@@ -1,7 +1,7 @@
 //! The simulator keeps the promises the GPU keeps (issue 9, point 7): a spin-wait on a flag
 //! another thread of the block sets completes; a launch that makes no progress is reported by the
 //! watchdog instead of hanging; a thread's stack overflow names the kernel and
-//! `FERROCUDA_SIMULATOR_STACK_KIB`; 64 KiB of static shared memory runs; `u32` overflow behaves
+//! `FERROCUDA_SIMULATOR_STACK_KIB`; shared memory up to an H100's opt-in 227 KiB runs; `u32` overflow behaves
 //! the same on both backends; a debug build's precondition failure names the kernel.
 //!
 //! The tests that end a process (a stack overflow, an endless loop, a non-unwinding panic) run
@@ -77,13 +77,16 @@ device_tests! {
         assert_eq!(out, [1, 1, 1]);
     }
 
-    fn static_shared_memory_of_64_kib_runs(device) {
+    fn shared_memory_beyond_96_kib_runs(device) {
         let threads = 256usize;
         let mut out = DeviceBuffer::from_slice(device, &vec![0u32; threads]).unwrap();
-        launched(device, launch!(static_shared_64k[1, threads as u32](&mut out))).unwrap();
+        let stream = device.default_stream();
+        let launch = launch!(shared_beyond_96k[1, threads as u32, &stream, DYNAMIC_BYTES as u32](&mut out));
+        launched(device, launch).unwrap();
+        let total = STATIC_WORDS + DYNAMIC_BYTES / 4;
         let expected: Vec<u32> = (0..threads)
             .map(|t| {
-                ((t + 1) % threads..SHARED_64K_WORDS)
+                ((t + 1) % threads..total)
                     .step_by(threads)
                     .fold(0u32, |sum, j| sum.wrapping_add(j as u32))
             })

@@ -1,12 +1,17 @@
 //! Kernels that the GPU runs (or refuses) and the simulator must handle the same way: a
 //! spin-wait on a flag another thread sets, a spin on a later block, an endless loop, a large
-//! local array, 64 KiB of static shared memory, a `u32` overflow, and `get_unchecked` out of
+//! local array, 144 KiB of shared memory, a `u32` overflow, and `get_unchecked` out of
 //! bounds (`tests/tests/simulator_promises.rs`).
 
 use ferrocuda::prelude::*;
 
-/// The number of `u32`s in [`static_shared_64k`]'s shared array: 64 KiB.
-pub const SHARED_64K_WORDS: usize = 16 * 1024;
+/// The number of `u32`s in [`shared_beyond_96k`]'s static array: 48 KiB, the most a PTX module
+/// for sm_70 may declare.
+pub const STATIC_WORDS: usize = 12 * 1024;
+
+/// The dynamic shared memory [`shared_beyond_96k`] is launched with: 96 KiB, for 144 KiB in all,
+/// more than the simulator's former 96 KiB limit and within an H100's 227 KiB.
+pub const DYNAMIC_BYTES: usize = 96 * 1024;
 
 /// The size of [`large_local_array`]'s local array: 400 KB, more than a simulated thread's
 /// default 256 KiB stack.
@@ -68,22 +73,34 @@ pub fn large_local_array(out: &mut [u32]) {
     }
 }
 
-/// Fills a 64 KiB static shared array, then each thread sums the words of its stride.
+/// Fills a 48 KiB static shared array and the dynamic shared memory (word `j` of both together
+/// holds `j`), then each thread sums the words of its stride, starting one thread further.
 #[kernel]
-pub fn static_shared_64k(out: &mut [u32]) {
-    let mut words = shared_array!(u32; SHARED_64K_WORDS);
+pub fn shared_beyond_96k(out: &mut [u32]) {
+    let mut fixed = shared_array!(u32; STATIC_WORDS);
+    let mut dynamic = dynamic_shared_array::<u32>();
+    let total = STATIC_WORDS + dynamic.len();
     let t = thread_idx().x as usize;
     let threads = block_dim().x as usize;
     let mut j = t;
-    while j < SHARED_64K_WORDS {
-        words[j] = j as u32;
+    while j < total {
+        if j < STATIC_WORDS {
+            fixed[j] = j as u32;
+        } else {
+            dynamic[j - STATIC_WORDS] = j as u32;
+        }
         j += threads;
     }
     syncthreads();
     let mut sum = 0u32;
     let mut j = (t + 1) % threads;
-    while j < SHARED_64K_WORDS {
-        sum = sum.wrapping_add(words[j]);
+    while j < total {
+        let word = if j < STATIC_WORDS {
+            fixed[j]
+        } else {
+            dynamic[j - STATIC_WORDS]
+        };
+        sum = sum.wrapping_add(word);
         j += threads;
     }
     if t < out.len() {

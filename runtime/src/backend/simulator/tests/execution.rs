@@ -345,6 +345,17 @@ unsafe fn too_much_shared_sim(_: &ParamReader<'_>) {
 static TOO_MUCH_SHARED: KernelInfo =
     KernelInfo::new("too_much_shared", &MODULE, too_much_shared_sim, &[]);
 
+unsafe fn shared_64k_sim(_: &ParamReader<'_>) {
+    let _ = Shared::<u8>::new(1, 64 * 1024);
+}
+static SHARED_64K: KernelInfo = KernelInfo::new("shared_64k", &MODULE, shared_64k_sim, &[]);
+
+#[test]
+fn static_shared_memory_of_64_kib_runs_as_on_an_h100() {
+    let sim = Simulator::new();
+    launch(&sim, &SHARED_64K, 1, 32, 0, &ParamBuffer::default()).unwrap();
+}
+
 #[test]
 fn too_much_static_shared_memory_is_a_fault() {
     let sim = Simulator::new();

@@ -11,9 +11,9 @@
 use ferrocuda::prelude::*;
 use ferrocuda::{SimulatorFault, ThreadActivity};
 use ferrocuda_tests::device_tests;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use test_kernels::simulator_promises::*;
 
 /// How long a launch may take before the test calls it a hang.
@@ -38,7 +38,8 @@ fn without_hanging<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static)
 }
 
 /// Runs this binary's test `child` alone with `CHILD_ENV` set and `env`; whether it succeeded,
-/// and its stdout and stderr together.
+/// and its stdout and stderr together. A child still running after [`HANG_LIMIT`] is killed and
+/// reported as a hang.
 fn run_child(child: &str, env: &[(&str, &str)]) -> (bool, String) {
     let mut command = Command::new(std::env::current_exe().expect("the test binary's path"));
     command.args([child, "--exact", "--test-threads=1", "--nocapture"]);
@@ -46,7 +47,17 @@ fn run_child(child: &str, env: &[(&str, &str)]) -> (bool, String) {
     for (name, value) in env {
         command.env(name, value);
     }
-    let output = command.output().expect("running the test binary");
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut process = command.spawn().expect("running the test binary");
+    let started = Instant::now();
+    while process.try_wait().expect("waiting for the child").is_none() {
+        if started.elapsed() > HANG_LIMIT {
+            process.kill().expect("killing the child");
+            panic!("the child `{child}` did not finish within {HANG_LIMIT:?}: a hang");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = process.wait_with_output().expect("the child's output");
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     (output.status.success(), text)

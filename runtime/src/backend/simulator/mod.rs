@@ -6,7 +6,9 @@
 //!   results, output and reports every time.
 //! - **Threads** of a block are stackful coroutines ([`corosensei`]) on pooled stacks
 //!   ([`stack_pool`]). The [`scheduler`] resumes every runnable thread in thread order (x fastest);
-//!   a thread runs until it finishes or waits at a barrier or a warp operation. When no thread can
+//!   a thread runs until it finishes, waits at a barrier or a warp operation, or yields at its
+//!   64th atomic since the last yield (so a spin-wait on a flag another thread of the block sets
+//!   completes; a spin on a later block's flag never does). When no thread can
 //!   run, the scheduler completes the warp operations whose lanes have all arrived, or releases the
 //!   block barrier when every thread waits at the same one; otherwise the block is divergent or
 //!   deadlocked, and the launch ends with a [`SimulatorFault`] naming who waits where — a GPU
@@ -15,6 +17,11 @@
 //!   [`shared_memory::POISON`] bytes so that reading memory never written gives obviously wrong
 //!   values (NaN for floats, -1 for signed integers).
 //! - **Data races** on shared memory between two barriers are found by the [`race`] detector.
+//! - **No progress** for `FERROCUDA_SIMULATOR_WATCHDOG_SECS` ends the launch with a fault, or
+//!   the process with a report when the thread cannot be stopped ([`watchdog`]).
+//! - **Stack overflow** of a simulated thread prints the kernel and `FERROCUDA_SIMULATOR_STACK_KIB`
+//!   and aborts ([`stack_guard`]).
+//! - **Device memory** is counted against [`Simulator::total_memory`] ([`host_memory`]).
 //! - **Panics** of kernel threads (`assert!`, an index out of bounds) are caught per thread
 //!   ([`panic_capture`]) and reported as [`Error::KernelPanic`] with the full message; the other
 //!   threads run to completion, as on a GPU.

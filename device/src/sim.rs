@@ -128,6 +128,12 @@ pub trait SimHooks {
 /// millions of atomics (a histogram) switches coroutines only once every this many.
 pub const ATOMICS_PER_YIELD: u32 = 64;
 
+/// Restarts the count of [`after_atomic`] (at the start of a launch, so that where threads yield
+/// depends only on the launch: the simulator stays deterministic).
+pub fn reset_atomic_count() {
+    ATOMICS.with(|c| c.set(0));
+}
+
 /// Counts an atomic operation of the running simulated thread, and yields to the other threads
 /// of its block every [`ATOMICS_PER_YIELD`] atomics of the OS thread (one counter per OS thread:
 /// cheaper than one per simulated thread, and a thread spinning alone still yields after at most

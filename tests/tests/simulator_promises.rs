@@ -177,6 +177,25 @@ fn an_allocation_beyond_total_memory_is_out_of_memory_on_the_simulator() {
 }
 
 #[test]
+fn where_threads_yield_depends_only_on_the_launch() {
+    let device = Device::simulator();
+    let claims = |rounds: u32| {
+        let mut counter = DeviceBuffer::from_slice(&device, &[0u32]).unwrap();
+        let mut last = DeviceBuffer::from_slice(&device, &[0u32; 8]).unwrap();
+        launched(
+            &device,
+            launch!(interleaved_claims[1, 8](&mut counter, &mut last, rounds)),
+        )
+        .unwrap();
+        last.to_vec().unwrap()
+    };
+    let first = claims(100);
+    // A launch with a number of atomics that is no multiple of the yield period in between.
+    claims(5);
+    assert_eq!(claims(100), first);
+}
+
+#[test]
 fn a_spin_on_a_later_block_is_reported_by_the_watchdog() {
     let (passed, text) = run_child(
         "child_spin_on_later_block",

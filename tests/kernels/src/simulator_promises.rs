@@ -127,3 +127,17 @@ pub fn unchecked_read(data: &[u32], index: u32, out: &mut [u32]) {
         out[0] = unsafe { *data.get_unchecked(index as usize) };
     }
 }
+
+/// Each thread adds 1 to `counter[0]` `rounds` times and keeps the value its last addition
+/// returned in `last[thread]`: on the simulator, where the threads yield decides the values.
+#[kernel]
+pub fn interleaved_claims(counter: &mut [u32], last: &mut [u32], rounds: u32) {
+    let t = thread_idx().x as usize;
+    let mut value = 0;
+    for _ in 0..rounds {
+        value = counter.atomic_add(0, 1);
+    }
+    if t < last.len() {
+        last[t] = value;
+    }
+}

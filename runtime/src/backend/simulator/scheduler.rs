@@ -155,6 +155,7 @@ impl<'a> Launch<'a> {
     pub(super) fn run(&self, pool: &mut StackPool) -> Result<()> {
         // Forget a panic recorded outside any launch of this thread.
         let _ = panic_capture::take_captured();
+        sim::reset_atomic_count();
         let hooks = self.hooks_pointer();
         let contexts = (0..self.threads.len())
             .map(|rank| ThreadContext {

@@ -7,7 +7,7 @@
 //! - **Threads** of a block are stackful coroutines ([`corosensei`]) on pooled stacks
 //!   ([`stack_pool`]). The [`scheduler`] resumes every runnable thread in thread order (x fastest);
 //!   a thread runs until it finishes, waits at a barrier or a warp operation, or yields at its
-//!   64th atomic since the last yield (so a spin-wait on a flag another thread of the block sets
+//!   4096th atomic since the last yield (so a spin-wait on a flag another thread of the block sets
 //!   completes; a spin on a later block's flag never does). When no thread can
 //!   run, the scheduler completes the warp operations whose lanes have all arrived, or releases the
 //!   block barrier when every thread waits at the same one; otherwise the block is divergent or

@@ -116,7 +116,7 @@ struct Workers<'p> {
     /// Each thread's context, made current while it runs.
     contexts: Vec<ThreadContext>,
     /// Where each started thread's stack mapping (and its guard page) starts, for `stack_guard`.
-    stack_limits: Vec<usize>,
+    stack_limits: Vec<Cell<usize>>,
     /// Where stacks come from and go back to.
     pool: &'p mut StackPool,
 }
@@ -169,9 +169,11 @@ impl<'a> Launch<'a> {
         let mut workers = Workers {
             coroutines: (0..self.threads.len()).map(|_| None).collect(),
             contexts,
-            stack_limits: vec![0; self.threads.len()],
+            stack_limits: (0..self.threads.len()).map(|_| Cell::new(0)).collect(),
             pool,
         };
+        // SAFETY: `stack_limits` is neither resized nor dropped before `unwatch_stacks` below.
+        unsafe { stack_guard::watch_stacks(&workers.stack_limits) };
         'grid: for z in 0..self.grid.z {
             for y in 0..self.grid.y {
                 for x in 0..self.grid.x {
@@ -183,6 +185,7 @@ impl<'a> Launch<'a> {
                 }
             }
         }
+        stack_guard::unwatch_stacks();
         drop(workers);
         if let Some(panic) = self.panic.borrow_mut().take() {
             return Err(Error::KernelPanic(panic));
@@ -265,7 +268,7 @@ impl<'a> Launch<'a> {
                         return;
                     }
                 };
-                workers.stack_limits[rank] = corosensei::stack::Stack::limit(&stack).get();
+                workers.stack_limits[rank].set(corosensei::stack::Stack::limit(&stack).get());
                 // SAFETY: the closure borrows `self`, which outlives every coroutine: `run`
                 // drives each to completion (or drops it) before returning.
                 let coroutine = unsafe {
@@ -284,9 +287,7 @@ impl<'a> Launch<'a> {
         // its hooks (`self`) longer.
         unsafe { sim::set_current(&workers.contexts[rank]) };
         panic_capture::set_in_kernel(true);
-        stack_guard::enter(workers.stack_limits[rank]);
         let outcome = coroutine.resume(());
-        stack_guard::enter(0);
         panic_capture::set_in_kernel(false);
         // SAFETY: clearing is always valid.
         unsafe { sim::set_current(std::ptr::null()) };

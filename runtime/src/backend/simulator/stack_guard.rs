@@ -3,10 +3,12 @@
 //!
 //! Each coroutine stack has a guard page below it ([`corosensei::stack::DefaultStack`]); Rust's
 //! stack probes touch every page of a large frame in order, so an overflow faults in that page.
-//! While a simulated thread runs, the scheduler notes its stack's limit, the kernel and the stack
-//! size in thread-locals ([`enter`]). A `SIGSEGV`/`SIGBUS` handler, installed once on the signal
+//! For each launch, the scheduler notes in thread-locals where the stacks of its threads start,
+//! the kernel and the stack size ([`begin_launch`], [`watch_stacks`]): nothing per resume, so the
+//! guard costs the simulator no time. A `SIGSEGV`/`SIGBUS` handler, installed once on the signal
 //! stack std gives every thread (one is made for a thread that has none), checks whether the
-//! faulting address lies in the running coroutine's guard page: if so, it writes the message with
+//! faulting address lies in the guard page of one of the launch's stacks (only the running
+//! coroutine's stack is in use on this OS thread): if so, it writes the message with
 //! `write(2)` (no allocation, no lock) and aborts the process; otherwise it hands the signal to
 //! the handler that was there before (std's own stack-overflow report, or the default action).
 //!
@@ -19,9 +21,9 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 std::thread_local! {
-    /// The lowest address of the running simulated thread's stack mapping, where its guard page
-    /// starts (corosensei's `Stack::limit`; 0: none running).
-    static LIMIT: Cell<usize> = const { Cell::new(0) };
+    /// Where the stack mappings (and their guard pages) of the launch's threads start
+    /// (corosensei's `Stack::limit`; 0: no stack yet): a pointer and a length (0: no launch).
+    static LIMITS: Cell<(*const Cell<usize>, usize)> = const { Cell::new((std::ptr::null(), 0)) };
     /// The kernel the running simulated thread belongs to.
     static KERNEL: Cell<&'static str> = const { Cell::new("") };
     /// The stack size of the simulated threads of the launch, in bytes.
@@ -89,19 +91,37 @@ pub(super) fn begin_launch(kernel: &'static str, stack_bytes: usize) {
     STACK_BYTES.with(|s| s.set(stack_bytes));
 }
 
-/// Notes the running simulated thread's stack: the start of its guard page (0: none runs).
-#[inline]
-pub(super) fn enter(limit: usize) {
-    LIMIT.with(|l| l.set(limit));
+/// Watches the stacks whose mappings start at `limits` (0: none) until [`unwatch_stacks`].
+///
+/// # Safety
+/// `limits` stays allocated, and keeps its length, until [`unwatch_stacks`] is called on this OS
+/// thread.
+pub(super) unsafe fn watch_stacks(limits: &[Cell<usize>]) {
+    LIMITS.with(|l| l.set((limits.as_ptr(), limits.len())));
+}
+
+/// Stops watching the stacks given to [`watch_stacks`].
+pub(super) fn unwatch_stacks() {
+    LIMITS.with(|l| l.set((std::ptr::null(), 0)));
+}
+
+/// Whether `address` lies in the guard page of a watched stack.
+fn in_guard_page(address: usize) -> bool {
+    let (limits, len) = LIMITS.with(Cell::get);
+    let page = page_size();
+    (0..len).any(|i| {
+        // SAFETY: `watch_stacks`' caller keeps `len` elements at `limits` allocated while they are
+        // watched; they are cells, written through shared references only.
+        let limit = unsafe { (*limits.add(i)).get() };
+        limit != 0 && address >= limit && address < limit + page
+    })
 }
 
 /// The signal handler: reports an overflow of the running coroutine's stack, else chains.
 extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid `siginfo_t` to an `SA_SIGINFO` handler.
     let address = unsafe { (*info).si_addr() } as usize;
-    let limit = LIMIT.with(Cell::get);
-    let page = page_size();
-    if limit != 0 && address >= limit && address < limit + page {
+    if in_guard_page(address) {
         report_overflow(KERNEL.with(Cell::get), STACK_BYTES.with(Cell::get));
     }
     chain(signal, info, context);

@@ -117,10 +117,45 @@ pub trait SimHooks {
     fn print(&self, text: &str);
     /// The launch's copy of a constant-memory symbol (`init` is its initial value).
     fn constant(&self, name: &'static str, init: &'static [u8]) -> *const u8;
+    /// Lets the other threads of the block run before this one goes on (a thread spinning on a
+    /// flag another thread sets must let that thread run). Called every [`ATOMICS_PER_YIELD`]
+    /// atomic operations of a thread.
+    fn yield_now(&self);
+}
+
+/// How many atomic operations a simulated thread performs between two offers to yield: a spin
+/// on an atomic flag lets the other threads run after this many reads, and a thread doing
+/// millions of atomics (a histogram) switches coroutines only once every this many. Measured on
+/// the histogram example's global atomics (its threads stay on one cache-warm stack longer):
+/// 64 cost about 30% more time than no yield at all, 1024 about 15%, 4096 about 6%.
+pub const ATOMICS_PER_YIELD: u32 = 4096;
+
+/// Restarts the count of [`after_atomic`] (at the start of a launch, so that where threads yield
+/// depends only on the launch: the simulator stays deterministic).
+pub fn reset_atomic_count() {
+    ATOMICS.with(|c| c.set(0));
+}
+
+/// Counts an atomic operation of the running simulated thread, and yields to the other threads
+/// of its block every [`ATOMICS_PER_YIELD`] atomics of the OS thread (one counter per OS thread:
+/// cheaper than one per simulated thread, and a thread spinning alone still yields after at most
+/// that many of its own).
+#[inline]
+pub fn after_atomic() {
+    let count = ATOMICS.with(|c| {
+        let count = c.get() + 1;
+        c.set(count % ATOMICS_PER_YIELD);
+        count
+    });
+    if count == ATOMICS_PER_YIELD {
+        hooks().yield_now();
+    }
 }
 
 std::thread_local! {
     static CURRENT: Cell<*const ThreadContext> = const { Cell::new(core::ptr::null()) };
+    /// Atomic operations since the running simulated thread last offered to yield.
+    static ATOMICS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Makes `context` the running simulated thread of this OS thread (null: none).
@@ -147,6 +182,14 @@ pub fn current() -> &'static ThreadContext {
     }
     // SAFETY: the simulator keeps the context alive while it is current.
     unsafe { &*ptr }
+}
+
+/// The running simulated thread's context, if a simulated thread runs on this OS thread.
+#[inline]
+pub fn try_current() -> Option<&'static ThreadContext> {
+    let ptr = CURRENT.with(|c| c.get());
+    // SAFETY: the simulator keeps the context alive while it is current.
+    (!ptr.is_null()).then(|| unsafe { &*ptr })
 }
 
 /// The simulator serving the running simulated thread.

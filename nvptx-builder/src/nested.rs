@@ -1,9 +1,12 @@
 //! Outer mode: the nested `cargo rustc` that compiles the crate for nvptx64 and hands the PTX
 //! to the host build.
 //!
-//! The nested build uses its own target directory, `<outer target dir>/nvptx-builder/<arch>`,
-//! shared by the debug, release and test outer builds (so `core` is built once per arch), and
-//! a profile defined on the command line (fat LTO, `panic = "abort"`, one codegen unit).
+//! The nested build uses its own target directory,
+//! `<outer target dir>/nvptx-builder/<arch>/{overflow-checks,wrapping}`, shared by the outer
+//! builds with the same overflow checks (so `core` is built once per arch and setting), and a
+//! profile defined on the command line (fat LTO, `panic = "abort"`, one codegen unit,
+//! `opt-level = 3`, no debug assertions, and the outer build's overflow checks: debug builds
+//! check integer overflow on the GPU as on the simulator, release builds wrap on both).
 //! `-Ctarget-cpu` goes to every crate through `CARGO_ENCODED_RUSTFLAGS`; the linker flags go
 //! only to the kernel crate (`cargo rustc -- ...`), so a different build-script path (debug vs
 //! release outer build) re-links the kernel crate but never rebuilds `core`.
@@ -74,6 +77,12 @@ pub(crate) struct Outer {
     pub(crate) package: String,
     pub(crate) target_root: PathBuf,
     pub(crate) offline: bool,
+    /// Whether the outer build has overflow checks: cargo sets `CARGO_CFG_DEBUG_ASSERTIONS` in
+    /// the build script of a package built with debug assertions, and `overflow-checks` follows
+    /// `debug-assertions` unless a profile sets it apart. The nested build follows, so that a
+    /// `u32` overflow panics on the GPU and the simulator in a debug build and wraps on both in a
+    /// release build.
+    pub(crate) overflow_checks: bool,
 }
 
 impl Outer {
@@ -101,6 +110,7 @@ impl Outer {
             package,
             target_root,
             offline,
+            overflow_checks: std::env::var_os("CARGO_CFG_DEBUG_ASSERTIONS").is_some(),
         })
     }
 }
@@ -140,7 +150,18 @@ pub(crate) fn target_root(
 /// Runs the whole outer mode.
 pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
     let outer = Outer::from_env()?;
-    let target_dir = outer.target_root.join("nvptx-builder").join(&config.arch);
+    // One nested target directory per overflow-check setting: switching between a debug and a
+    // release outer build then rebuilds nothing.
+    let checks = if outer.overflow_checks {
+        "overflow-checks"
+    } else {
+        "wrapping"
+    };
+    let target_dir = outer
+        .target_root
+        .join("nvptx-builder")
+        .join(&config.arch)
+        .join(checks);
     let linker = std::env::current_exe()
         .map_err(|e| Error::new(format!("cannot locate the build-script executable: {e}")))?;
 
@@ -227,7 +248,7 @@ fn nested_command(
         format!("{p}.opt-level=3"),
         format!("{p}.debug=false"),
         format!("{p}.debug-assertions=false"),
-        format!("{p}.overflow-checks=false"),
+        format!("{p}.overflow-checks={}", outer.overflow_checks),
         format!("{p}.incremental=false"),
         format!("{p}.strip=false"),
     ] {

@@ -138,11 +138,14 @@ impl DeviceBackend {
         }
     }
 
-    /// Free and total memory in bytes (the simulator reports its total as free).
+    /// Free and total memory in bytes (on the simulator: its total less its allocations).
     pub(crate) fn memory_info(&self, total: usize) -> Result<(usize, usize)> {
         match self {
             DeviceBackend::Cuda(cuda) => cuda.memory_info(),
-            DeviceBackend::Simulator(_) => Ok((total, total)),
+            DeviceBackend::Simulator(_) => Ok((
+                total.saturating_sub(simulator::host_memory::device_bytes_in_use()),
+                total,
+            )),
         }
     }
 
@@ -191,7 +194,8 @@ impl DeviceBackend {
         match self {
             DeviceBackend::Cuda(cuda) => cuda.allocate_zeroed(bytes).map(Allocation::Cuda),
             DeviceBackend::Simulator(_) => {
-                HostAllocation::zeroed(bytes, align).map(Allocation::Host)
+                HostAllocation::device(bytes, align, Simulator::total_memory())
+                    .map(Allocation::Host)
             }
         }
     }
@@ -207,7 +211,8 @@ impl DeviceBackend {
                 unsafe { cuda.allocate_uninit(bytes) }.map(Allocation::Cuda)
             }
             DeviceBackend::Simulator(_) => {
-                HostAllocation::zeroed(bytes, align).map(Allocation::Host)
+                HostAllocation::device(bytes, align, Simulator::total_memory())
+                    .map(Allocation::Host)
             }
         }
     }

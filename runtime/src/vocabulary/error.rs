@@ -53,12 +53,16 @@ pub enum Error {
         problem: String,
     },
     /// An allocation failed for lack of memory (on the simulator: host memory).
-    #[error("cannot allocate {requested} bytes on {device}: out of memory")]
+    #[error(
+        "cannot allocate {requested} bytes on {device}: out of memory ({available} bytes free)"
+    )]
     OutOfMemory {
         /// The device (or the simulator) the memory was for.
         device: String,
         /// The bytes requested.
         requested: usize,
+        /// The bytes the device had free, as far as known.
+        available: usize,
     },
     /// An allocation's size in bytes does not fit the address space.
     #[error(

@@ -220,6 +220,27 @@ pub enum SimulatorFault {
         /// The operating system's error.
         reason: String,
     },
+    /// The launch made no progress (no thread finished, passed a barrier or completed a warp
+    /// operation) for the watchdog's time, `FERROCUDA_SIMULATOR_WATCHDOG_SECS`: a spin-wait for
+    /// a value nobody will write, or an endless loop. A GPU would hang.
+    #[error(
+        "kernel `{kernel}`: no progress in block {block} for {seconds} s (no thread finished, passed a barrier or completed a warp operation; FERROCUDA_SIMULATOR_WATCHDOG_SECS sets the time): thread {thread} was running; {}. A spin-wait for a value no thread of the block writes never ends; the simulator runs blocks one after another, so a thread waiting for a later block waits forever there",
+        groups_text(*block_dim, groups, "exited")
+    )]
+    NoProgress {
+        /// The kernel's entry name.
+        kernel: String,
+        /// `blockIdx` of the block.
+        block: Dim3,
+        /// `blockDim` of the launch.
+        block_dim: Dim3,
+        /// The thread that was running when the watchdog fired.
+        thread: Dim3,
+        /// The watchdog's time, in seconds.
+        seconds: u64,
+        /// The threads that had not panicked or been stopped, grouped by what they were doing.
+        groups: Vec<ThreadGroup>,
+    },
 }
 
 impl SimulatorFault {
@@ -233,7 +254,8 @@ impl SimulatorFault {
             | SimulatorFault::DataRace { kernel, .. }
             | SimulatorFault::StaticSharedMemoryLimit { kernel, .. }
             | SimulatorFault::SharedMemoryLimit { kernel, .. }
-            | SimulatorFault::StackAllocation { kernel, .. } => kernel,
+            | SimulatorFault::StackAllocation { kernel, .. }
+            | SimulatorFault::NoProgress { kernel, .. } => kernel,
         }
     }
 
@@ -244,7 +266,8 @@ impl SimulatorFault {
             | SimulatorFault::DivergentWarpOperation { block, .. }
             | SimulatorFault::InvalidWarpMask { block, .. }
             | SimulatorFault::Deadlock { block, .. }
-            | SimulatorFault::DataRace { block, .. } => Some(*block),
+            | SimulatorFault::DataRace { block, .. }
+            | SimulatorFault::NoProgress { block, .. } => Some(*block),
             SimulatorFault::StaticSharedMemoryLimit { .. }
             | SimulatorFault::SharedMemoryLimit { .. }
             | SimulatorFault::StackAllocation { .. } => None,
@@ -256,7 +279,8 @@ impl SimulatorFault {
         match self {
             SimulatorFault::DivergentBarrier { groups, .. }
             | SimulatorFault::DivergentWarpOperation { groups, .. }
-            | SimulatorFault::Deadlock { groups, .. } => groups,
+            | SimulatorFault::Deadlock { groups, .. }
+            | SimulatorFault::NoProgress { groups, .. } => groups,
             _ => &[],
         }
     }

@@ -14,3 +14,4 @@ pub mod check_faults;
 pub mod context_faults;
 pub mod device_api;
 pub mod faults;
+pub mod simulator_promises;

@@ -1,13 +1,18 @@
 //! Atomics on the simulator: the host's atomics with the requested ordering; float additions as
-//! compare-and-swap loops (the host has no atomic float add).
+//! compare-and-swap loops (the host has no atomic float add). Every atomic counts towards the
+//! thread's next yield ([`sim::after_atomic`]), so a spin-wait lets the thread it waits for run.
 
 use crate::atomic::FloatBits;
+use crate::sim;
 use core::sync::atomic::Ordering;
 
-/// Runs the atomic `op` with `order` itself: the host's atomics honour it.
+/// Runs the atomic `op` with `order` itself (the host's atomics honour it), then counts it
+/// towards the thread's next yield.
 #[inline(always)]
 pub(crate) fn ordered<R>(order: Ordering, op: impl FnOnce(Ordering) -> R) -> R {
-    op(order)
+    let result = op(order);
+    sim::after_atomic();
+    result
 }
 
 /// A compare-and-swap loop adding `value`.

@@ -91,7 +91,20 @@ impl SimHooks for Launch<'_> {
     }
 
     fn print(&self, text: &str) {
+        if !self.aborting.get() && !std::thread::panicking() {
+            self.check_watchdog(self.current.get());
+        }
         print_device_text(text);
+    }
+
+    fn yield_now(&self) {
+        if self.aborting.get() {
+            panic_capture::abort_thread();
+        }
+        if std::thread::panicking() {
+            return;
+        }
+        self.wait(self.current.get(), ThreadState::Ready);
     }
 
     fn constant(&self, name: &'static str, init: &'static [u8]) -> *const u8 {

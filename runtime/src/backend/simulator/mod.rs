@@ -6,7 +6,9 @@
 //!   results, output and reports every time.
 //! - **Threads** of a block are stackful coroutines ([`corosensei`]) on pooled stacks
 //!   ([`stack_pool`]). The [`scheduler`] resumes every runnable thread in thread order (x fastest);
-//!   a thread runs until it finishes or waits at a barrier or a warp operation. When no thread can
+//!   a thread runs until it finishes, waits at a barrier or a warp operation, or yields at its
+//!   4096th atomic since the last yield (so a spin-wait on a flag another thread of the block sets
+//!   completes; a spin on a later block's flag never does). When no thread can
 //!   run, the scheduler completes the warp operations whose lanes have all arrived, or releases the
 //!   block barrier when every thread waits at the same one; otherwise the block is divergent or
 //!   deadlocked, and the launch ends with a [`SimulatorFault`] naming who waits where — a GPU
@@ -15,6 +17,11 @@
 //!   [`shared_memory::POISON`] bytes so that reading memory never written gives obviously wrong
 //!   values (NaN for floats, -1 for signed integers).
 //! - **Data races** on shared memory between two barriers are found by the [`race`] detector.
+//! - **No progress** for `FERROCUDA_SIMULATOR_WATCHDOG_SECS` ends the launch with a fault, or
+//!   the process with a report when the thread cannot be stopped ([`watchdog`]).
+//! - **Stack overflow** of a simulated thread prints the kernel and `FERROCUDA_SIMULATOR_STACK_KIB`
+//!   and aborts ([`stack_guard`]).
+//! - **Device memory** is counted against [`Simulator::total_memory`] ([`host_memory`]).
 //! - **Panics** of kernel threads (`assert!`, an index out of bounds) are caught per thread
 //!   ([`panic_capture`]) and reported as [`Error::KernelPanic`] with the full message; the other
 //!   threads run to completion, as on a GPU.
@@ -33,8 +40,10 @@ mod race;
 mod report;
 mod scheduler;
 mod shared_memory;
+mod stack_guard;
 mod stack_pool;
 mod warp;
+mod watchdog;
 
 #[cfg(test)]
 mod tests;
@@ -69,6 +78,8 @@ pub(crate) struct Simulator {
     stacks: Mutex<Vec<corosensei::stack::DefaultStack>>,
     /// The stack size of each simulated thread, in bytes.
     stack_bytes: usize,
+    /// The watchdog's time (`None`: disabled).
+    watchdog: Option<std::time::Duration>,
     /// Constant-memory symbols.
     constants: ConstantStore,
 }
@@ -97,6 +108,7 @@ impl Simulator {
         Simulator {
             stacks: Mutex::new(Vec::new()),
             stack_bytes,
+            watchdog: watchdog::timeout_from_env(),
             constants: ConstantStore::default(),
         }
     }
@@ -140,9 +152,13 @@ impl Simulator {
             .into());
         }
         panic_capture::install();
+        stack_guard::install();
+        stack_guard::begin_launch(info.name, self.stack_bytes);
+        panic_capture::begin_launch(info.name);
         let stacks = std::mem::take(&mut *self.stacks.lock().unwrap_or_else(|e| e.into_inner()));
         let mut pool = StackPool::new(stacks, self.stack_bytes);
-        let result = Launch::new(&self.constants, info, config, params).run(&mut pool);
+        let result =
+            Launch::new(&self.constants, info, config, params, self.watchdog).run(&mut pool);
         let mut kept = self.stacks.lock().unwrap_or_else(|e| e.into_inner());
         kept.extend(pool.into_stacks());
         kept.truncate(Self::LIMITS.max_threads_per_block as usize);

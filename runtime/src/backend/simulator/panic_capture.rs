@@ -4,7 +4,10 @@
 //!
 //! The hook is installed once and wraps the hook that was there before: it records and stays
 //! silent only while the current OS thread runs a simulated kernel thread; every other panic goes
-//! to the previous hook as before.
+//! to the previous hook as before. A panic that cannot unwind (core's "unsafe precondition(s)
+//! violated" checks of a debug build, a panic in a destructor during unwinding) aborts the process
+//! right after the hook, so for those the hook prints the kernel, block and thread and the message
+//! first: nothing else would say where it happened.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -31,6 +34,8 @@ pub(super) struct AbortThread;
 std::thread_local! {
     /// Whether this OS thread is running a simulated kernel thread right now.
     static IN_KERNEL: Cell<bool> = const { Cell::new(false) };
+    /// The kernel of the launch this OS thread runs.
+    static KERNEL: Cell<&'static str> = const { Cell::new("") };
     /// The last panic the hook recorded on this OS thread.
     static CAPTURED: RefCell<Option<CapturedPanic>> = const { RefCell::new(None) };
 }
@@ -42,12 +47,58 @@ pub(super) fn install() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info: &PanicHookInfo<'_>| {
             if IN_KERNEL.with(Cell::get) {
+                if cannot_unwind(info) {
+                    print_before_abort(info);
+                }
                 record(info);
             } else {
                 previous(info);
             }
         }));
     });
+}
+
+/// Notes the kernel of the launch this OS thread runs (for the report of a panic that aborts).
+pub(super) fn begin_launch(kernel: &'static str) {
+    KERNEL.with(|k| k.set(kernel));
+}
+
+/// The messages of core's panics that cannot unwind (`panic_nounwind`): the process aborts
+/// right after the hook returns. (`PanicHookInfo::can_unwind` is unstable.)
+const NON_UNWINDING: [&str; 5] = [
+    "unsafe precondition(s) violated",
+    "panic in a function that cannot unwind",
+    "panic in a destructor during cleanup",
+    "misaligned pointer dereference",
+    "null pointer dereference",
+];
+
+/// Whether the panic will abort the process instead of unwinding.
+fn cannot_unwind(info: &PanicHookInfo<'_>) -> bool {
+    let message = info.payload_as_str().unwrap_or("");
+    NON_UNWINDING.iter().any(|start| message.starts_with(start))
+}
+
+/// Prints where a kernel thread's non-unwinding panic happened, before the process aborts.
+fn print_before_abort(info: &PanicHookInfo<'_>) {
+    let kernel = KERNEL.with(Cell::get);
+    let context = crate::device::sim::try_current();
+    let (block, thread) = context.map_or((None, None), |c| (Some(c.block_idx), Some(c.thread_idx)));
+    let place = match (block, thread) {
+        (Some(b), Some(t)) => format!(
+            ", block ({}, {}, {}), thread ({}, {}, {})",
+            b.x, b.y, b.z, t.x, t.y, t.z
+        ),
+        _ => String::new(),
+    };
+    let location = info.location().map_or_else(String::new, |l| {
+        format!(" at {}:{}:{}", l.file(), l.line(), l.column())
+    });
+    eprintln!(
+        "ferrocuda simulator: kernel `{kernel}`{place} panicked{location} with a panic that cannot \
+         unwind, so the process aborts: {}",
+        info.payload_as_str().unwrap_or("Box<dyn Any>")
+    );
 }
 
 /// Records a kernel thread's panic for [`take_captured`].

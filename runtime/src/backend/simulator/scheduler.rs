@@ -20,7 +20,9 @@ use super::constants::ConstantStore;
 use super::panic_capture::{self, AbortThread};
 use super::report::thread_groups;
 use super::shared_memory::SharedMemory;
+use super::stack_guard;
 use super::stack_pool::StackPool;
+use super::watchdog::WatchGuard;
 use crate::Dim3;
 use crate::device::sim::{self, BarrierOp, SimHooks, ThreadContext};
 use crate::vocabulary::error::{Error, Result};
@@ -35,6 +37,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::AssertUnwindSafe;
+use std::time::Duration;
 
 /// A simulated thread: a coroutine running one thread's kernel body.
 type SimThread = Coroutine<(), (), (), DefaultStack>;
@@ -80,6 +83,8 @@ pub(super) struct Launch<'a> {
     panic: RefCell<Option<KernelPanic>>,
     /// Constant-memory symbols read so far.
     pub(super) constants: RefCell<Vec<ConstantView>>,
+    /// The watchdog's view of this launch (see `watchdog.rs`).
+    pub(super) watch: WatchGuard,
 }
 
 /// What the scheduler decided when no thread of the block could run.
@@ -110,17 +115,21 @@ struct Workers<'p> {
     coroutines: Vec<Option<SimThread>>,
     /// Each thread's context, made current while it runs.
     contexts: Vec<ThreadContext>,
+    /// Where each started thread's stack mapping (and its guard page) starts, for `stack_guard`.
+    stack_limits: Vec<Cell<usize>>,
     /// Where stacks come from and go back to.
     pool: &'p mut StackPool,
 }
 
 impl<'a> Launch<'a> {
-    /// A launch of `info` with `config` and `params` (the block size is already validated).
+    /// A launch of `info` with `config` and `params` (the block size is already validated),
+    /// watched by the watchdog when `watchdog` is a time.
     pub(super) fn new(
         constants_store: &'a ConstantStore,
         info: &'static KernelInfo,
         config: &LaunchShape,
         params: &'a ParamReader<'a>,
+        watchdog: Option<Duration>,
     ) -> Self {
         let threads = config.block.product() as usize;
         Launch {
@@ -138,6 +147,7 @@ impl<'a> Launch<'a> {
             failed: Cell::new(false),
             panic: RefCell::new(None),
             constants: RefCell::new(Vec::new()),
+            watch: WatchGuard::new(info.name, watchdog),
         }
     }
 
@@ -145,6 +155,7 @@ impl<'a> Launch<'a> {
     pub(super) fn run(&self, pool: &mut StackPool) -> Result<()> {
         // Forget a panic recorded outside any launch of this thread.
         let _ = panic_capture::take_captured();
+        sim::reset_atomic_count();
         let hooks = self.hooks_pointer();
         let contexts = (0..self.threads.len())
             .map(|rank| ThreadContext {
@@ -158,8 +169,11 @@ impl<'a> Launch<'a> {
         let mut workers = Workers {
             coroutines: (0..self.threads.len()).map(|_| None).collect(),
             contexts,
+            stack_limits: (0..self.threads.len()).map(|_| Cell::new(0)).collect(),
             pool,
         };
+        // SAFETY: `stack_limits` is neither resized nor dropped before `unwatch_stacks` below.
+        unsafe { stack_guard::watch_stacks(&workers.stack_limits) };
         'grid: for z in 0..self.grid.z {
             for y in 0..self.grid.y {
                 for x in 0..self.grid.x {
@@ -171,6 +185,7 @@ impl<'a> Launch<'a> {
                 }
             }
         }
+        stack_guard::unwatch_stacks();
         drop(workers);
         if let Some(panic) = self.panic.borrow_mut().take() {
             return Err(Error::KernelPanic(panic));
@@ -196,6 +211,9 @@ impl<'a> Launch<'a> {
     /// Prepares block `block_idx`: every thread ready, shared memory fresh.
     fn begin_block(&self, block_idx: Dim3, workers: &mut Workers<'_>) {
         self.block_idx.set(block_idx);
+        if let Some(watch) = self.watch.get() {
+            watch.set_block(block_idx);
+        }
         for context in &mut workers.contexts {
             context.block_idx = block_idx;
         }
@@ -250,6 +268,7 @@ impl<'a> Launch<'a> {
                         return;
                     }
                 };
+                workers.stack_limits[rank].set(corosensei::stack::Stack::limit(&stack).get());
                 // SAFETY: the closure borrows `self`, which outlives every coroutine: `run`
                 // drives each to completion (or drops it) before returning.
                 let coroutine = unsafe {
@@ -261,6 +280,9 @@ impl<'a> Launch<'a> {
             }
         };
         self.current.set(rank);
+        if let Some(watch) = self.watch.get() {
+            watch.set_thread(rank);
+        }
         // SAFETY: the context lives in `workers` until after the thread is suspended again, and
         // its hooks (`self`) longer.
         unsafe { sim::set_current(&workers.contexts[rank]) };
@@ -273,6 +295,7 @@ impl<'a> Launch<'a> {
             && let Some(finished) = workers.coroutines[rank].take()
         {
             workers.pool.put(finished.into_stack());
+            self.progressed();
         }
     }
 
@@ -330,6 +353,7 @@ impl<'a> Launch<'a> {
     /// Suspends the calling thread `rank` in `state` until the scheduler releases it; returns the
     /// result of the barrier or warp operation. Unwinds the thread if the block is being stopped.
     pub(super) fn wait(&self, rank: usize, state: ThreadState) -> u64 {
+        self.check_watchdog(rank);
         let slot = &self.threads[rank];
         slot.state.set(state);
         let yielder = slot.yielder.get();
@@ -339,6 +363,39 @@ impl<'a> Launch<'a> {
             panic_capture::abort_thread();
         }
         slot.result.get()
+    }
+
+    /// Counts a progress event for the watchdog.
+    #[inline]
+    fn progressed(&self) {
+        if let Some(watch) = self.watch.get() {
+            watch.progressed();
+        }
+    }
+
+    /// Ends the launch with [`SimulatorFault::NoProgress`] if the watchdog found it stalled;
+    /// `rank` is the calling thread.
+    #[inline]
+    pub(super) fn check_watchdog(&self, rank: usize) {
+        if let Some(watch) = self.watch.get()
+            && watch.stalled()
+        {
+            let states = self
+                .threads
+                .iter()
+                .map(|s| s.state.get())
+                .enumerate()
+                .filter(|(_, state)| !state.is_dead());
+            self.fail(SimulatorFault::NoProgress {
+                kernel: self.info.name.to_string(),
+                block: self.block_idx.get(),
+                block_dim: self.block,
+                thread: self.coords(rank),
+                seconds: watch.seconds(),
+                groups: thread_groups(self.block, states),
+            });
+            panic_capture::abort_thread();
+        }
     }
 
     /// Records a fault that ends the launch (the first one wins).
@@ -406,6 +463,7 @@ impl<'a> Launch<'a> {
                 }
             }
             if progressed {
+                self.progressed();
                 return Resolution::Progress;
             }
         }
@@ -465,6 +523,7 @@ impl<'a> Launch<'a> {
             slot.state.set(ThreadState::Ready);
         }
         self.shared.borrow_mut().end_epoch();
+        self.progressed();
         Resolution::Progress
     }
 

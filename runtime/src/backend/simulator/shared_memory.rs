@@ -19,8 +19,8 @@ pub(super) const POISON: u8 = 0xFF;
 /// Minimum alignment of every shared allocation.
 const SHARED_ALIGN: usize = 16;
 
-/// Static shared memory a block may use, as on a GPU (48 KiB).
-const STATIC_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block as usize;
+/// Static shared memory a block may use: the opt-in limit, as on an H100 (227 KiB).
+const STATIC_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block_optin as usize;
 
 /// Static plus dynamic shared memory a block may use (the simulator's opt-in limit).
 const TOTAL_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block_optin as usize;

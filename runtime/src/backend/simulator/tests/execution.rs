@@ -339,10 +339,22 @@ fn threads_of_a_block_share_one_static_array() {
 }
 
 unsafe fn too_much_shared_sim(_: &ParamReader<'_>) {
-    let _ = Shared::<u8>::new(1, 64 * 1024);
+    // One KiB more than an H100's opt-in limit of 227 KiB (64 KiB runs, as on the H100).
+    let _ = Shared::<u8>::new(1, 228 * 1024);
 }
 static TOO_MUCH_SHARED: KernelInfo =
     KernelInfo::new("too_much_shared", &MODULE, too_much_shared_sim, &[]);
+
+unsafe fn shared_64k_sim(_: &ParamReader<'_>) {
+    let _ = Shared::<u8>::new(1, 64 * 1024);
+}
+static SHARED_64K: KernelInfo = KernelInfo::new("shared_64k", &MODULE, shared_64k_sim, &[]);
+
+#[test]
+fn static_shared_memory_of_64_kib_runs_as_on_an_h100() {
+    let sim = Simulator::new();
+    launch(&sim, &SHARED_64K, 1, 32, 0, &ParamBuffer::default()).unwrap();
+}
 
 #[test]
 fn too_much_static_shared_memory_is_a_fault() {
@@ -359,12 +371,12 @@ fn too_much_static_shared_memory_is_a_fault() {
         fault,
         SimulatorFault::StaticSharedMemoryLimit {
             kernel: "too_much_shared".to_string(),
-            static_bytes: 65536,
-            limit: 49152,
+            static_bytes: 233472,
+            limit: 232448,
         }
     );
     assert_eq!(
         fault.to_string(),
-        "kernel `too_much_shared`: the kernel's static shared arrays need 65536 bytes, more than the limit of 49152 bytes per block"
+        "kernel `too_much_shared`: the kernel's static shared arrays need 233472 bytes, more than the limit of 232448 bytes per block"
     );
 }

@@ -2,7 +2,7 @@
 
 use crate::backend::DeviceBackend;
 use crate::handles::pending::{self, DEFAULT_STREAM_KEY, Scope};
-use crate::vocabulary::context_loss::ContextLoss;
+use crate::vocabulary::context_loss::{ContextLoss, sticky_cause};
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,7 +65,7 @@ impl Device {
         if let Some(device) = devices.iter().find(|d| d.inner.ordinal == ordinal) {
             return Ok(device.clone());
         }
-        let (backend, description) = DeviceBackend::open_cuda(ordinal)?;
+        let (backend, description) = open_cuda(ordinal)?;
         let device = Device::from_backend(backend, description, ordinal);
         devices.push(device.clone());
         Ok(device)
@@ -164,7 +164,14 @@ impl Device {
     }
 
     /// Gives GPU `ordinal` a fresh CUDA context, after [`Error::ContextLost`]: the way to go on
-    /// in the same process after a kernel fault.
+    /// in the same process after a kernel fault, where the driver allows it.
+    ///
+    /// A driver may keep a fault's error for the whole process: NVIDIA's driver 580 on an H100
+    /// answers every new context after an illegal address with `CUDA_ERROR_ILLEGAL_ADDRESS`, even
+    /// after the reset (checked with plain CUDA C too). Then this returns
+    /// [`Error::ContextUnrecoverable`], and so does every later [`Device::new`] of the GPU: go on
+    /// in this process on [`Device::simulator`], or restart the process (GPU work that may fault
+    /// can run in a child process, as `tests/tests/context_loss.rs` does).
     ///
     /// Resets the GPU's primary context (`cuDevicePrimaryCtxReset`) and returns a new handle,
     /// which [`Device::new`] and [`Device::default_device`] return from then on. Every object of
@@ -177,7 +184,9 @@ impl Device {
     ///
     /// ```ignore
     /// match launch!(kernel[grid, block](&mut out)).and_then(|_| device.synchronize()) {
-    ///     Err(Error::ContextLost { ordinal, .. }) => device = Device::reset(ordinal)?,
+    ///     Err(Error::ContextLost { ordinal, .. }) => {
+    ///         device = Device::reset(ordinal).unwrap_or_else(|_| Device::simulator())
+    ///     }
     ///     other => other?,
     /// }
     /// ```
@@ -196,7 +205,7 @@ impl Device {
             // drop them (see `backend::cuda::context_loss`).
             std::mem::forget(old);
         }
-        let (backend, description) = DeviceBackend::open_cuda(ordinal)?;
+        let (backend, description) = open_cuda(ordinal)?;
         let device = Device::from_backend(backend, description, ordinal);
         devices.push(device.clone());
         Ok(device)
@@ -382,4 +391,19 @@ impl std::fmt::Debug for Device {
             .field("ordinal", &self.inner.ordinal)
             .finish()
     }
+}
+
+/// Opens GPU `ordinal`; a sticky error (a driver that keeps a fault's error for the whole
+/// process) becomes [`Error::ContextUnrecoverable`].
+fn open_cuda(ordinal: usize) -> Result<(DeviceBackend, DeviceDescription)> {
+    DeviceBackend::open_cuda(ordinal).map_err(|error| match error {
+        Error::Driver { call, name, .. } if sticky_cause(&name).is_some() => {
+            Error::ContextUnrecoverable {
+                ordinal,
+                call,
+                name,
+            }
+        }
+        other => other,
+    })
 }

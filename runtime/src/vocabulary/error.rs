@@ -30,7 +30,7 @@ pub enum Error {
     /// makes a fresh context (and handle) for the device; the old handles' objects are then
     /// abandoned (their memory was freed by the reset).
     #[error(
-        "the CUDA context of GPU {ordinal} is lost after {cause} {kernels} ({call}: {name}); every later call on this device fails with this error: find the fault (the simulator, `compute-sanitizer`, or the kernel's unchecked indexing), then call `Device::reset({ordinal})` to continue in this process with a fresh context and new buffers"
+        "the CUDA context of GPU {ordinal} is lost after {cause} {kernels} ({call}: {name}); every later call on this device fails with this error: find the fault (the simulator, `compute-sanitizer`, or the kernel's unchecked indexing), then call `Device::reset({ordinal})` to try a fresh context in this process (drivers that keep the error for the whole process refuse it: then restart, or go on on the simulator)"
     )]
     ContextLost {
         /// The CUDA ordinal of the GPU.
@@ -40,6 +40,22 @@ pub enum Error {
         /// The kernels that may have faulted, as words: ``in kernel `k` ``.
         kernels: String,
         /// The driver entry point that reported it, e.g. `cuCtxSynchronize`.
+        call: &'static str,
+        /// The driver's error name, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+        name: String,
+    },
+    /// The driver refuses a new CUDA context for the GPU after a fault lost the old one: the
+    /// error is sticky for the whole process (NVIDIA's driver 580 on an H100 answers every
+    /// `cuDevicePrimaryCtxRetain` and `cuCtxCreate` after an illegal address with it, even after
+    /// `cuDevicePrimaryCtxReset`). Work goes on in this process on the simulator, or on the GPU in
+    /// a new process.
+    #[error(
+        "GPU {ordinal} cannot get a new CUDA context in this process after the fault ({call}: {name}): the driver keeps this error until the process exits; restart the process (or run GPU work that may fault in a child process), or go on in this process on the CPU simulator (`Device::simulator()`)"
+    )]
+    ContextUnrecoverable {
+        /// The CUDA ordinal of the GPU.
+        ordinal: usize,
+        /// The driver entry point that refused, e.g. `cuDevicePrimaryCtxRetain`.
         call: &'static str,
         /// The driver's error name, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
         name: String,

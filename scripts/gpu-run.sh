@@ -52,7 +52,8 @@ run() { # label, command...
 # purpose (a device-side trap, an illegal address) belongs here: the sanitizer reports the fault,
 # and every later launch of that process fails: `context_loss` writes far out of bounds through
 # `get_unchecked` on purpose, to test that the lost context is reported and recovered.
-sanitize_skip=(context_loss)
+# `ptx_bounds` reads PTX text and has no GPU variant (the sanitizer finds no CUDA call in it).
+sanitize_skip=(context_loss ptx_bounds)
 
 sanitizer_binary() {
   if command -v compute-sanitizer >/dev/null 2>&1; then command -v compute-sanitizer
@@ -72,7 +73,7 @@ is_skipped() { # binary tool
 # `ERROR SUMMARY: N errors` (every tool), and racecheck's `RACECHECK SUMMARY: ... (N errors, ...`.
 # Prints nothing when the log has no summary (the sanitizer did not finish).
 sanitizer_errors() { # log
-  grep -Eo 'ERROR SUMMARY: [0-9]+|\([0-9]+ errors' "$1" | grep -Eo '[0-9]+' \
+  grep -Eo 'ERROR SUMMARY: [0-9]+|\([0-9]+ errors?' "$1" | grep -Eo '[0-9]+' \
     | awk '{ s += $1; n++ } END { if (n) print s }'
 }
 

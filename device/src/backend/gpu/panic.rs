@@ -41,20 +41,28 @@ pub static mut FERROCUDA_PANIC_RECORD: [PanicRecord; PANIC_SLOTS] = [EMPTY; PANI
 #[unsafe(no_mangle)]
 pub static mut FERROCUDA_PANIC_EPOCH: u32 = 0;
 
-/// The running launch's token, written by every thread of the block at entry (shared memory:
-/// the builder moves statics of the `.shared` section there; `#[used]` keeps LTO from treating
-/// it as ordinary memory before it does).
+/// The running launch's token, written by the block's first thread at entry and read by any
+/// thread's panic handler (shared memory: the builder moves statics of the `.shared` section
+/// there; `#[used]` keeps LTO from treating it as ordinary memory before it does).
 #[unsafe(link_section = ".shared")]
 #[used]
 static mut LAUNCH_TOKEN: MaybeUninit<u64> = MaybeUninit::uninit();
 
-/// Stores the launch token for the panic handler (the first statement of every entry).
+/// Stores the launch token for the panic handler (the first statement of every entry): the
+/// block's first thread writes it, and a barrier orders the write before any thread's read, so
+/// that no two threads touch it unordered (compute-sanitizer's racecheck reported the version
+/// where every thread wrote the same value). Every thread of the block runs the entry, so the
+/// barrier cannot diverge.
 #[inline(always)]
 pub(crate) fn set_launch_token(token: u64) {
-    // SAFETY: `LAUNCH_TOKEN` is this block's shared static, 8 bytes and aligned; every thread
-    // writes the same value, so the unsynchronized writes cannot disagree. Volatile, so the store
-    // stays even in kernels where no panic remains after optimisation.
-    unsafe { (&raw mut LAUNCH_TOKEN).cast::<u64>().write_volatile(token) }
+    let thread = crate::thread_idx();
+    if thread.x == 0 && thread.y == 0 && thread.z == 0 {
+        // SAFETY: `LAUNCH_TOKEN` is this block's shared static, 8 bytes and aligned, written by
+        // one thread only, before the barrier below. Volatile, so the store stays even in
+        // kernels where no panic remains after optimisation.
+        unsafe { (&raw mut LAUNCH_TOKEN).cast::<u64>().write_volatile(token) }
+    }
+    crate::syncthreads();
 }
 
 #[panic_handler]

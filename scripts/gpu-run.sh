@@ -42,7 +42,7 @@ run() { # label, command...
 #   SANITIZE_FILTER        libtest filter (::gpu)
 #   SANITIZE_JOBS          sanitizer processes at a time on the GPU (4; racecheck always runs
 #                          alone): most of a run's time is the host's (start-up, instrumenting)
-#   SANITIZE_TEST_THREADS  test threads per binary (2)
+#   SANITIZE_TEST_THREADS  test threads per binary (2; racecheck always 1)
 #   SANITIZE_TIMEOUT_S     limit of one run, seconds (90)
 #   SANITIZE_BUDGET_S      limit of the whole mode, seconds (330); runs that do not fit are shown
 #                          as `-` and make the verdict INCOMPLETE (not a failure)
@@ -80,10 +80,12 @@ sanitizer_errors() { # log
 # Runs one binary under one tool; prints the table cell: the error count, `T` added when the run
 # hit its time limit, `!` when the tests failed, `?` when no summary was printed.
 sanitize_run() { # sanitizer binary tool limit_s log
-  local sanitizer=$1 binary=$2 tool=$3 limit=$4 log=$5 rc errors
+  local sanitizer=$1 binary=$2 tool=$3 limit=$4 log=$5 rc errors threads
+  threads=${SANITIZE_TEST_THREADS:-2}
+  if [ "$tool" = racecheck ]; then threads=1; fi
   timeout -k 10 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 86 --print-limit 20 \
     --report-api-errors no "$binary" "${SANITIZE_FILTER:-::gpu}" \
-    --test-threads="${SANITIZE_TEST_THREADS:-2}" >"$log" 2>&1
+    --test-threads="$threads" >"$log" 2>&1
   rc=$?
   errors=$(sanitizer_errors "$log")
   case "$rc" in
@@ -113,9 +115,10 @@ sanitize_all() {
       log="$out/sanitize-$name-$tool.log"
       rm -f "$log.cell"
       if is_skipped "$name" "$tool"; then cells["$name:$tool"]=skip; continue; fi
-      # racecheck runs alone: several racecheck processes at a time on one GPU hung now and
-      # then (a different binary past its time limit on each try, each one finishing in about a
-      # second when run alone, on the H100 with compute-sanitizer 2025.3).
+      # racecheck runs alone, with one test thread: racecheck runs whose process launched from
+      # two host threads at once hung now and then (a different binary past its time limit on
+      # each try, on the H100 with compute-sanitizer 2025.3); with one thread, one process at
+      # a time, all finished in 49 s.
       jobs_at_once=${SANITIZE_JOBS:-4}
       if [ "$tool" = racecheck ]; then jobs_at_once=1; fi
       while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do wait -n; done

@@ -64,6 +64,34 @@ fn the_closed_form_matches_the_recurrence() {
 }
 
 device_tests! {
+    /// A synchronization with a time limit gives up on a kernel that outlasts it (on a GPU: 64
+    /// times the rounds of the other tests, about a second), says so, and leaves the work
+    /// running: a plain synchronization then waits for it, and the results are right.
+    fn synchronize_timeout_gives_up_and_the_work_goes_on(device) {
+        let n = 4099;
+        let data = random_u32(&mut rng("synchronize_timeout"), n, u32::MAX);
+        let rounds = if device.is_simulator() { 5 } else { 64 << 20 };
+        let stream = device.new_stream().unwrap();
+        let mut buffer = DeviceBuffer::from_slice(device, &data).unwrap();
+        launch!(lcg_rounds[blocks(n, 256), 256, &stream](&mut buffer, rounds)).unwrap();
+        let limit = std::time::Duration::from_millis(20);
+        match stream.synchronize_timeout(limit) {
+            Err(Error::Timeout { operation, limit_ms, waited_ms }) => {
+                assert!(!device.is_simulator(), "the simulator's work is already done");
+                assert_eq!(operation, "Stream::synchronize_timeout");
+                assert_eq!(limit_ms, 20);
+                assert!(waited_ms >= 20, "{waited_ms}");
+                let error = device.synchronize_timeout(limit).expect_err("still running");
+                assert!(error.to_string().contains("still running"), "{error}");
+            }
+            Ok(()) => assert!(device.is_simulator(), "a second of work finished in 20 ms"),
+            Err(other) => panic!("{other}"),
+        }
+        stream.synchronize().unwrap();
+        device.synchronize_timeout(std::time::Duration::from_secs(60)).unwrap();
+        assert_eq!(buffer.to_vec().unwrap(), expected(&data, rounds));
+    }
+
     fn to_vec_waits_for_a_kernel_on_a_new_stream(device) {
         let (n, rounds) = (len(device), rounds(device));
         let input = random_u32(&mut rng("to_vec_waits"), n, u32::MAX);

@@ -94,6 +94,48 @@ impl Stream {
         event.record(self)?;
         Ok(event)
     }
+
+    /// [`Stream::synchronize`] with a time limit: waits at most `limit` for the work queued on
+    /// this stream so far, then returns [`Error::Timeout`](crate::Error::Timeout) if it has not
+    /// finished (it keeps running). It polls an event recorded on the stream, sleeping a little
+    /// longer each time (up to a millisecond). On the simulator all work has finished when its
+    /// launch returned, so this is `synchronize`.
+    pub fn synchronize_timeout(&self, limit: std::time::Duration) -> Result<()> {
+        let marker = self.record_event()?;
+        wait_for(&marker, limit, "Stream::synchronize_timeout")?;
+        self.synchronize()
+    }
+}
+
+impl Device {
+    /// [`Device::synchronize`] with a time limit: waits at most `limit` for the work queued on
+    /// the device so far (an event on the legacy default stream follows the work of every
+    /// blocking stream), then returns [`Error::Timeout`](crate::Error::Timeout) if it has not
+    /// finished. See [`Stream::synchronize_timeout`].
+    pub fn synchronize_timeout(&self, limit: std::time::Duration) -> Result<()> {
+        let marker = self.default_stream().record_event()?;
+        wait_for(&marker, limit, "Device::synchronize_timeout")?;
+        self.synchronize()
+    }
+}
+
+/// Polls `marker` until it completes or `limit` passes.
+fn wait_for(marker: &Event, limit: std::time::Duration, operation: &'static str) -> Result<()> {
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(20);
+    while !marker.is_complete()? {
+        let waited = start.elapsed();
+        if waited >= limit {
+            return Err(crate::Error::Timeout {
+                operation,
+                limit_ms: limit.as_millis(),
+                waited_ms: waited.as_millis(),
+            });
+        }
+        std::thread::sleep(pause.min(limit - waited));
+        pause = (pause * 2).min(std::time::Duration::from_millis(1));
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for Event {

@@ -94,6 +94,20 @@ pub enum Error {
         /// The largest allocation in bytes.
         limit: usize,
     },
+    /// A synchronization with a time limit gave up: the work was still running when the limit
+    /// passed (a kernel that makes no progress, or a limit too short for the work). The work
+    /// goes on; a later synchronization waits for it.
+    #[error(
+        "{operation}: the work queued before it had not finished after {waited_ms} ms (the limit was {limit_ms} ms); it is still running: synchronize again to wait for it, or look for a kernel that makes no progress"
+    )]
+    Timeout {
+        /// The operation, e.g. `Stream::synchronize_timeout`.
+        operation: &'static str,
+        /// The limit, in milliseconds.
+        limit_ms: u128,
+        /// How long it waited, in milliseconds.
+        waited_ms: u128,
+    },
     /// The time between two events was asked for before both were recorded.
     #[error("{operation}: both events must be recorded before measuring the time between them")]
     EventNotRecorded {

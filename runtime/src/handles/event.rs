@@ -126,7 +126,7 @@ fn wait_for(marker: &Event, limit: std::time::Duration, operation: &'static str)
     while !marker.is_complete()? {
         let waited = start.elapsed();
         if waited >= limit {
-            return Err(crate::Error::Timeout {
+            return Err(crate::vocabulary::error::Error::Timeout {
                 operation,
                 limit_ms: limit.as_millis(),
                 waited_ms: waited.as_millis(),

@@ -53,28 +53,35 @@ pub(crate) fn symbol_name(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Splits at commas outside brackets, braces, parentheses, angle brackets and strings.
-pub(crate) fn split_top_level(s: &str) -> Vec<&str> {
+/// The bytes of `s` outside string literals, each with its index and the bracket depth after
+/// it (`([{<` open, `)]}>` close): the one scanner behind the splitting and matching below.
+fn outside_strings(s: &str) -> impl Iterator<Item = (usize, u8, i32)> + '_ {
     let b = s.as_bytes();
-    let mut parts = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                i = skip_string(b, i);
-                continue;
-            }
+    let (mut i, mut depth) = (0, 0i32);
+    std::iter::from_fn(move || {
+        while i < b.len() && b[i] == b'"' {
+            i = skip_string(b, i);
+        }
+        let c = *b.get(i)?;
+        match c {
             b'(' | b'[' | b'{' | b'<' => depth += 1,
             b')' | b']' | b'}' | b'>' => depth -= 1,
-            b',' if depth == 0 => {
-                parts.push(s[start..i].trim());
-                start = i + 1;
-            }
             _ => {}
         }
         i += 1;
+        Some((i - 1, c, depth))
+    })
+}
+
+/// Splits at commas outside brackets, braces, parentheses, angle brackets and strings.
+pub(crate) fn split_top_level(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (i, c, depth) in outside_strings(s) {
+        if c == b',' && depth == 0 {
+            parts.push(s[start..i].trim());
+            start = i + 1;
+        }
     }
     parts.push(s[start..].trim());
     parts
@@ -82,27 +89,9 @@ pub(crate) fn split_top_level(s: &str) -> Vec<&str> {
 
 /// Length of the balanced bracketed text starting at `s[0]` (one of `[{<(`).
 fn balanced_len(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    let mut depth = 0i32;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                i = skip_string(b, i);
-                continue;
-            }
-            b'(' | b'[' | b'{' | b'<' => depth += 1,
-            b')' | b']' | b'}' | b'>' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    outside_strings(s)
+        .find(|&(_, c, depth)| matches!(c, b')' | b']' | b'}' | b'>') && depth == 0)
+        .map(|(i, _, _)| i + 1)
 }
 
 /// Length of the LLVM type at the start of `s`.
@@ -256,23 +245,9 @@ impl<'a> GlobalLine<'a> {
 
 /// Byte index of the first comma outside brackets and strings.
 fn top_level_comma(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    let mut depth = 0i32;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                i = skip_string(b, i);
-                continue;
-            }
-            b'(' | b'[' | b'{' | b'<' => depth += 1,
-            b')' | b']' | b'}' | b'>' => depth -= 1,
-            b',' if depth == 0 => return Some(i),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    outside_strings(s)
+        .find(|&(_, c, depth)| c == b',' && depth == 0)
+        .map(|(i, _, _)| i)
 }
 
 #[cfg(test)]

@@ -69,22 +69,30 @@ pub use shared::{
 };
 pub use sync::*;
 pub use warp::{
-    FULL_MASK, ShuffleValue, WARP_SIZE, active_mask, all_sync, any_sync, ballot_sync, lane_id,
-    shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, warp_id,
+    FULL_MASK, ShuffleValue, WARP_SIZE, active_mask, all_sync, any_sync, ballot_sync,
+    is_shuffle_width, lane_id, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width,
+    shfl_up_sync, shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, warp_id,
 };
 
-/// The items a kernel usually needs, for `use ferrocuda::prelude::*`.
+/// The items a kernel usually needs, for `use ferrocuda::prelude::*`: every name of the README's
+/// device-API table (`tests/tests/prelude_readme.rs` checks that each one resolves through
+/// `ferrocuda::prelude`).
 pub mod prelude {
-    pub use crate::atomic::AtomicSlice;
+    pub use crate::atomic::{Atomic, AtomicBitwise, AtomicSlice, Ordering};
     pub use crate::dims::Dim3;
     pub use crate::index::*;
-    pub use crate::math::DeviceFloat;
+    pub use crate::math::{
+        DeviceFloat, fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
+    };
     pub use crate::matrix::{Matrix, MatrixMut};
-    pub use crate::shared::{DynamicShared, dynamic_shared_array};
+    pub use crate::shared::{
+        DynamicShared, SharedArray, SharedArray2d, SharedSlice, dynamic_shared_array,
+    };
     pub use crate::sync::*;
     pub use crate::warp::{
-        FULL_MASK, WARP_SIZE, active_mask, all_sync, any_sync, ballot_sync, lane_id,
-        shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, warp_id,
+        FULL_MASK, ShuffleValue, WARP_SIZE, active_mask, all_sync, any_sync, ballot_sync, lane_id,
+        shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
+        shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, warp_id,
     };
     pub use crate::{grid, gridsize, shared_array};
 }

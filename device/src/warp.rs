@@ -6,16 +6,34 @@
 //! let mut sum = value;
 //! let mut offset = WARP_SIZE / 2;
 //! while offset > 0 {
-//!     sum += shfl_down_sync(FULL_MASK, sum, offset, WARP_SIZE);
+//!     sum += shfl_down_sync(FULL_MASK, sum, offset);
 //!     offset /= 2;
 //! }
 //! ```
 //!
 //! Every `_sync` operation takes a `mask` of the lanes taking part; each of them must execute the
 //! same operation (the simulator reports a lane that does not, a GPU hangs or returns garbage).
-//! `width` divides the warp into independent groups of `width` lanes (a power of two, 1 to 32):
-//! lane indices and deltas are then relative to the group. A lane whose source lane lies outside
-//! its group (`shfl_up_sync`/`shfl_down_sync`) gets its own value back.
+//!
+//! # Width
+//! CUDA's shuffles take an optional last argument, `width`, defaulting to `warpSize`. Rust has
+//! no default arguments, so each shuffle comes twice: the plain name works on the whole warp
+//! (width 32: `shfl_xor_sync(mask, v, lane_mask)` is `__shfl_xor_sync(mask, v, laneMask)`), and
+//! the `_width` form takes the width last (`shfl_xor_sync_width(mask, v, lane_mask, 8)` is
+//! `__shfl_xor_sync(mask, v, laneMask, 8)`). A width divides the warp into independent groups of
+//! `width` consecutive lanes: lane indices and deltas are then relative to the group, and a lane
+//! whose source lies outside its group (`up`, `down`, a later group for `xor`) gets its own value
+//! back.
+//!
+//! A width must be a power of two from 1 to 32 ([`is_shuffle_width`]). CUDA leaves other widths
+//! undefined; here they are defined per backend:
+//! - on the GPU the width goes into `shfl.sync`'s clamp operand exactly as CUDA's headers put it
+//!   there, `((32 - width) << 8) | 0x1f` (`up`: without the `0x1f`), so the hardware uses the
+//!   segment mask `(32 - width) & 31` (width 0 then acts as 32; another width gives PTX's lane
+//!   arithmetic with that mask): the result is what `__shfl_*_sync` returns in CUDA C for the
+//!   same width;
+//! - on the simulator the calling thread panics with "shuffle width 12 is not a power of two
+//!   from 1 to 32", reported as a kernel panic at the line of the call, so the bug is found
+//!   before it reaches a GPU.
 //!
 //! Shuffles move 32- and 64-bit values ([`ShuffleValue`]: `i32`, `u32`, `f32`, `i64`, `u64`,
 //! `f64`), listed once in the table `__shuffle_values!`; a 64-bit shuffle is two 32-bit shuffles on the GPU.
@@ -124,37 +142,84 @@ macro_rules! shuffle_values {
 
 __shuffle_values!(shuffle_values, []);
 
-/// The `value` of lane `src_lane` of this thread's group of `width` lanes (`__shfl_sync`).
+/// The `value` of lane `src_lane` of this thread's warp (`__shfl_sync(mask, var, srcLane)`,
+/// width 32).
 ///
-/// `src_lane` is taken modulo `width`. Every lane in `mask` must call it.
+/// `src_lane` is taken modulo 32. Every lane in `mask` must call it. For groups of fewer lanes,
+/// see [`shfl_sync_width`].
 #[inline(always)]
 #[track_caller]
-pub fn shfl_sync<T: ShuffleValue>(mask: u32, value: T, src_lane: u32, width: u32) -> T {
+pub fn shfl_sync<T: ShuffleValue>(mask: u32, value: T, src_lane: u32) -> T {
+    value.__shuffle(Kind::Index, mask, src_lane, WARP_SIZE)
+}
+
+/// The `value` of lane `src_lane` of this thread's group of `width` lanes
+/// (`__shfl_sync(mask, var, srcLane, width)`).
+///
+/// `src_lane` is taken modulo `width`, a power of two from 1 to 32 (see the
+/// [module documentation](self) for other widths). Every lane in `mask` must call it.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_sync_width<T: ShuffleValue>(mask: u32, value: T, src_lane: u32, width: u32) -> T {
     value.__shuffle(Kind::Index, mask, src_lane, width)
 }
 
-/// The `value` of the lane `delta` below this one in its group of `width` lanes
-/// (`__shfl_up_sync`); the lowest `delta` lanes of a group get their own value back.
+/// The `value` of the lane `delta` below this one in its warp (`__shfl_up_sync(mask, var,
+/// delta)`, width 32); lanes 0 to `delta - 1` get their own value back.
 #[inline(always)]
 #[track_caller]
-pub fn shfl_up_sync<T: ShuffleValue>(mask: u32, value: T, delta: u32, width: u32) -> T {
+pub fn shfl_up_sync<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
+    value.__shuffle(Kind::Up, mask, delta, WARP_SIZE)
+}
+
+/// The `value` of the lane `delta` below this one in its group of `width` lanes
+/// (`__shfl_up_sync(mask, var, delta, width)`); the lowest `delta` lanes of a group get their
+/// own value back. `width` is a power of two from 1 to 32.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_up_sync_width<T: ShuffleValue>(mask: u32, value: T, delta: u32, width: u32) -> T {
     value.__shuffle(Kind::Up, mask, delta, width)
 }
 
-/// The `value` of the lane `delta` above this one in its group of `width` lanes
-/// (`__shfl_down_sync`); the highest `delta` lanes of a group get their own value back.
+/// The `value` of the lane `delta` above this one in its warp (`__shfl_down_sync(mask, var,
+/// delta)`, width 32); lanes `32 - delta` to 31 get their own value back.
 #[inline(always)]
 #[track_caller]
-pub fn shfl_down_sync<T: ShuffleValue>(mask: u32, value: T, delta: u32, width: u32) -> T {
+pub fn shfl_down_sync<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
+    value.__shuffle(Kind::Down, mask, delta, WARP_SIZE)
+}
+
+/// The `value` of the lane `delta` above this one in its group of `width` lanes
+/// (`__shfl_down_sync(mask, var, delta, width)`); the highest `delta` lanes of a group get
+/// their own value back. `width` is a power of two from 1 to 32.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_down_sync_width<T: ShuffleValue>(mask: u32, value: T, delta: u32, width: u32) -> T {
     value.__shuffle(Kind::Down, mask, delta, width)
 }
 
-/// The `value` of lane `lane_id() ^ lane_mask` (`__shfl_xor_sync`), the butterfly exchange of
-/// tree reductions; a source outside this thread's group of `width` lanes gives its own value.
+/// The `value` of lane `lane_id() ^ lane_mask` (`__shfl_xor_sync(mask, var, laneMask)`, width
+/// 32), the butterfly exchange of tree reductions.
 #[inline(always)]
 #[track_caller]
-pub fn shfl_xor_sync<T: ShuffleValue>(mask: u32, value: T, lane_mask: u32, width: u32) -> T {
+pub fn shfl_xor_sync<T: ShuffleValue>(mask: u32, value: T, lane_mask: u32) -> T {
+    value.__shuffle(Kind::Xor, mask, lane_mask, WARP_SIZE)
+}
+
+/// The `value` of lane `lane_id() ^ lane_mask` within groups of `width` lanes
+/// (`__shfl_xor_sync(mask, var, laneMask, width)`): a source in a later group gives this lane's
+/// own value, one in an earlier group is read (as PTX's `shfl.sync.bfly`). `width` is a power of
+/// two from 1 to 32.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_xor_sync_width<T: ShuffleValue>(mask: u32, value: T, lane_mask: u32, width: u32) -> T {
     value.__shuffle(Kind::Xor, mask, lane_mask, width)
+}
+
+/// Whether `width` is a valid shuffle width: a power of two from 1 to [`WARP_SIZE`].
+#[inline(always)]
+pub const fn is_shuffle_width(width: u32) -> bool {
+    width.is_power_of_two() && width <= WARP_SIZE
 }
 
 /// A mask with bit `n` set when lane `n` is in `mask` and passed a true `predicate`

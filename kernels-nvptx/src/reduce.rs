@@ -51,7 +51,7 @@ struct Float4([f32; 4]);
 fn warp_sum(mut x: f32) -> f32 {
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
-        x += shfl_down_sync(FULL_MASK, x, offset, WARP_SIZE);
+        x += shfl_down_sync(FULL_MASK, x, offset);
         offset /= 2;
     }
     x

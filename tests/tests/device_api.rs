@@ -94,6 +94,43 @@ fn expected_shuffles<T: Copy>(input: &[T], fill: T) -> Vec<T> {
     expected
 }
 
+/// CPU model of `api_shuffle_widths`, from CUDA's definition of a width: lane `l` belongs to the
+/// group of `width` lanes starting at `l / width * width`; `up`/`down` sources outside the group
+/// and `xor` sources in a later group give the lane its own value (an earlier group is read).
+fn expected_shuffle_widths(input: &[u32], width: usize) -> Vec<u32> {
+    let value = |j: usize| input.get(j).copied().unwrap_or(u32::MAX);
+    let row = |i: usize, width: usize| {
+        let (base, lane) = (i - i % 32, i % 32);
+        let group = lane / width * width;
+        let xor = |lane_mask: usize| {
+            let source = lane ^ lane_mask;
+            if source / width <= lane / width {
+                value(base + source)
+            } else {
+                value(i)
+            }
+        };
+        [
+            value(base + group + 5 % width),
+            if lane % width >= 3 {
+                value(i - 3)
+            } else {
+                value(i)
+            },
+            if lane % width + 3 < width {
+                value(i + 3)
+            } else {
+                value(i)
+            },
+            xor(6),
+            xor(9),
+        ]
+    };
+    (0..input.len())
+        .flat_map(|i| row(i, width).into_iter().chain(row(i, 32)))
+        .collect()
+}
+
 /// Runs `api_shuffle_kinds` for every type of the shuffle table and checks it bit for bit.
 macro_rules! shuffle_checks {
     ([$device:ident, $rng:ident] $($t:ty => $carrier:ident, $to:expr, $from:expr;)*) => {$(
@@ -336,6 +373,18 @@ device_tests! {
         ferrocuda::device::__shuffle_values!(shuffle_checks, [device, rng]);
     }
 
+    fn shuffle_widths_and_the_default_width(device) {
+        let mut rng = rng("shuffle_widths");
+        let (n, block) = (150usize, 64usize);
+        let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        for width in [1u32, 2, 8, 16, 32] {
+            let mut out = DeviceBuffer::<u32>::zeros(device, 10 * n).unwrap();
+            launch!(api_shuffle_widths[blocks(n, block), block as u32](&input, width, &mut out)).unwrap();
+            let expected = expected_shuffle_widths(&input, width as usize);
+            assert_eq!(out.to_vec().unwrap(), expected, "width {width}");
+        }
+    }
+
     fn warp_votes_and_lanes(device) {
         let mut rng = rng("warp_votes");
         let (n, block) = (200usize, 64usize);
@@ -471,6 +520,23 @@ device_tests! {
 
 /// Plain accesses to shared memory are reported to the simulator's race detector (atomics are
 /// not: the histogram tests would fail otherwise).
+#[test]
+fn simulator_rejects_a_shuffle_width_that_is_not_a_power_of_two() {
+    let device = Device::simulator();
+    for width in [0u32, 12, 33, 64] {
+        let input = DeviceBuffer::from_slice(&device, &[1u32; 32]).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeros(&device, 320).unwrap();
+        launch!(api_shuffle_widths[1, 32](&input, width, &mut out)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert_eq!(
+            panic.message,
+            format!("shuffle width {width} is not a power of two from 1 to 32")
+        );
+        // The kernel's line, not the device crate's.
+        assert!(panic.file.ends_with("device_api.rs"), "{}", panic.file);
+    }
+}
+
 #[test]
 fn simulator_reports_shared_memory_races() {
     let device = Device::simulator();

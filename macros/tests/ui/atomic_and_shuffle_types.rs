@@ -8,7 +8,7 @@ pub static __FERROCUDA_MODULE: ferrocuda::__private::PtxModule =
 pub fn misuse(floats: &mut [f32], bytes: &mut [u8]) {
     floats.atomic_or(0, 1.0);
     bytes.atomic_add(0, 1);
-    let _ = shfl_sync(FULL_MASK, 1u8, 0, 32);
+    let _ = shfl_sync(FULL_MASK, 1u8, 0);
 }
 
 fn main() {}

@@ -198,7 +198,7 @@ pub fn api_warp_reduce(input: &[f32], sum32: &mut [f32], sum64: &mut [f64]) {
     let mut s = x;
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
-        s += shfl_down_sync(FULL_MASK, s, offset, WARP_SIZE);
+        s += shfl_down_sync(FULL_MASK, s, offset);
         offset /= 2;
     }
     if lane_id() == 0 {
@@ -207,7 +207,7 @@ pub fn api_warp_reduce(input: &[f32], sum32: &mut [f32], sum64: &mut [f64]) {
     let mut d = x as f64;
     let mut mask = 1;
     while mask < WARP_SIZE {
-        d += shfl_xor_sync(FULL_MASK, d, mask, WARP_SIZE);
+        d += shfl_xor_sync(FULL_MASK, d, mask);
         mask *= 2;
     }
     if i < sum64.len() {
@@ -223,12 +223,12 @@ pub fn api_warp_reduce(input: &[f32], sum32: &mut [f32], sum64: &mut [f64]) {
 pub fn api_warp_shuffles(input: &[i64], out: &mut [i64], out32: &mut [u32]) {
     let i = grid!(1);
     let v = if i < input.len() { input[i] } else { -1 };
-    let broadcast = shfl_sync(FULL_MASK, v, 3, 8);
-    let up = shfl_up_sync(FULL_MASK, v, 1, 32);
-    let down = shfl_down_sync(FULL_MASK, v, 2, 16);
-    let xor = shfl_xor_sync(FULL_MASK, v, 5, 32);
-    let first = shfl_sync(FULL_MASK, v as u32, 0, 32);
-    let next = shfl_down_sync(FULL_MASK, v as i32, 1, 32);
+    let broadcast = shfl_sync_width(FULL_MASK, v, 3, 8);
+    let up = shfl_up_sync(FULL_MASK, v, 1);
+    let down = shfl_down_sync_width(FULL_MASK, v, 2, 16);
+    let xor = shfl_xor_sync(FULL_MASK, v, 5);
+    let first = shfl_sync(FULL_MASK, v as u32, 0);
+    let next = shfl_down_sync(FULL_MASK, v as i32, 1);
     if i < input.len() {
         out[4 * i] = broadcast;
         out[4 * i + 1] = up;
@@ -251,13 +251,39 @@ pub fn api_shuffle_kinds<T: ShuffleValue>(input: &[T], fill: T, out: &mut [T]) {
     let i = grid!(1);
     let v = if i < input.len() { input[i] } else { fill };
     let results = [
-        shfl_sync(FULL_MASK, v, 3, 8),
-        shfl_up_sync(FULL_MASK, v, 1, 32),
-        shfl_down_sync(FULL_MASK, v, 2, 16),
-        shfl_xor_sync(FULL_MASK, v, 5, 32),
+        shfl_sync_width(FULL_MASK, v, 3, 8),
+        shfl_up_sync(FULL_MASK, v, 1),
+        shfl_down_sync_width(FULL_MASK, v, 2, 16),
+        shfl_xor_sync(FULL_MASK, v, 5),
     ];
     if i < input.len() {
         out[4 * i..4 * i + 4].copy_from_slice(&results);
+    }
+}
+
+/// Shuffles at a width given at launch and at CUDA's default width, for each thread `i` (blocks
+/// of multiples of 32): `out[10i..10i+5]` = [lane 5 of the group, the lane 3 below, the lane 3
+/// above, lane ^ 6, lane ^ 9] through the `_width` forms with `width`, and `out[10i+5..10i+10]`
+/// the same through the plain forms (width 32). Lanes past the end of `input` shuffle
+/// `u32::MAX`.
+#[kernel]
+pub fn api_shuffle_widths(input: &[u32], width: u32, out: &mut [u32]) {
+    let i = grid!(1);
+    let v = if i < input.len() { input[i] } else { u32::MAX };
+    let row = [
+        shfl_sync_width(FULL_MASK, v, 5, width),
+        shfl_up_sync_width(FULL_MASK, v, 3, width),
+        shfl_down_sync_width(FULL_MASK, v, 3, width),
+        shfl_xor_sync_width(FULL_MASK, v, 6, width),
+        shfl_xor_sync_width(FULL_MASK, v, 9, width),
+        shfl_sync(FULL_MASK, v, 5),
+        shfl_up_sync(FULL_MASK, v, 3),
+        shfl_down_sync(FULL_MASK, v, 3),
+        shfl_xor_sync(FULL_MASK, v, 6),
+        shfl_xor_sync(FULL_MASK, v, 9),
+    ];
+    if i < input.len() {
+        out[10 * i..10 * i + 10].copy_from_slice(&row);
     }
 }
 

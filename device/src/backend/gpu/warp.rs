@@ -61,10 +61,12 @@ shuffle_intrinsics! {
 }
 
 /// The `c` operand of `shfl.sync`: the group clamp in bits 8-12 and, except for `up`, the
-/// highest lane of a group in bits 0-4.
+/// highest lane of a group in bits 0-4, computed as CUDA's headers do (`(warpSize - width) << 8`,
+/// wrapping), so that a width outside 1 to 32 or not a power of two behaves as in CUDA C (PTX
+/// reads only bits 0-4 and 8-12).
 #[inline(always)]
 const fn clamp(width: u32, up: bool) -> u32 {
-    let segment = (WARP_SIZE - width) << 8;
+    let segment = WARP_SIZE.wrapping_sub(width) << 8;
     if up { segment } else { segment | 0x1f }
 }
 

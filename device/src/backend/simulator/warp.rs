@@ -1,13 +1,18 @@
 //! Warp operations through the simulator, which exchanges values among the 32 lanes of a warp.
 
 use crate::sim::{self, ShuffleKind, WarpOp};
-use crate::warp::{Kind, WARP_SIZE};
+use crate::warp::{Kind, WARP_SIZE, is_shuffle_width};
 use core::panic::Location;
 
 /// A shuffle of (up to) 64 bits.
 #[inline]
 #[track_caller]
 fn shuffle_bits(kind: Kind, mask: u32, value: u64, lane: u32, width: u32) -> u64 {
+    // CUDA leaves other widths undefined (a GPU computes with a mangled segment mask): stop the
+    // thread at the caller's line instead, as documented in `warp.rs`.
+    if !is_shuffle_width(width) {
+        panic!("shuffle width {width} is not a power of two from 1 to {WARP_SIZE}");
+    }
     let kind = match kind {
         Kind::Index => ShuffleKind::Index,
         Kind::Up => ShuffleKind::Up,

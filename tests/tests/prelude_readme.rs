@@ -32,9 +32,9 @@ macro_rules! math_members {
 macro_rules! readme_names {
     (items: $($item:ident),* $(,)?; members: $($member:ident => $use:expr),* $(,)?) => {
         /// The free names, imported by name: this does not compile unless the prelude has each.
+        #[expect(unused_imports, reason = "the imports themselves are the check")]
         mod items {
-            #[expect(unused_imports, reason = "the import itself is the check")]
-            use ferrocuda::prelude::{$($item),*};
+            $(use ferrocuda::prelude::$item;)*
         }
 
         /// The members, used with only the prelude in scope.

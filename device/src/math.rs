@@ -2,7 +2,8 @@
 //! through [`DeviceFloat`], plus opt-in fast approximations (`fast_sin`, `fast_exp`, ...).
 //!
 //! On the GPU the methods of [`DeviceFloat`] are full precision, within
-//! [`MATH_ULP_TOLERANCE`] (2) ulp of Rust's std, `tanh` within 3 (measured by the tests): the operations that are one PTX instruction (`sqrt`, `mul_add`,
+//! [`MATH_ULP_TOLERANCE`] (2) ulp of Rust's std, `tanh` within 3, `rsqrt` equal to
+//! `1.0 / x.sqrt()` (measured by the tests): the operations that are one PTX instruction (`sqrt`, `mul_add`,
 //! `floor`, `ceil`, `trunc`, `round`, `abs`, `copysign`, `min`, `max`) compile to it, the
 //! transcendental ones run the `libm` crate's implementations (a few dozen instructions each;
 //! `sin`/`cos`/`tan` keep about 560 bytes of per-thread stack for argument reduction and 3 KB of
@@ -14,6 +15,18 @@
 //! (`sin.approx.ftz.f32`, `ex2.approx.ftz.f32`, ...; subnormal inputs and results flush to zero).
 //! Their errors are those of the PTX instructions, given with each function; on the simulator they
 //! compute the full-precision value with std, so results differ slightly between the backends.
+//!
+//! # Coming from CUDA
+//! The names follow Rust's std, and every method of [`DeviceFloat`] is full precision; CUDA's
+//! approximate intrinsics are the `fast_*` functions. In particular **CUDA's `rsqrtf` is
+//! [`fast_rsqrt`]** (`rsqrt.approx`, one hardware instruction), while `x.rsqrt()` is the
+//! IEEE-rounded `1 / sqrt(x)`: `sqrt.rn` then `rcp.rn`, two correctly rounded operations that
+//! ptxas expands into much longer sequences (bit for bit `1.0 / x.sqrt()` on the host). Use
+//! `fast_rsqrt` where a kernel's time goes into reciprocal square roots (n-body forces,
+//! normalisation) and its 2^-22.9 relative error is acceptable. Likewise `__sinf`, `__cosf`,
+//! `__expf` and `__log2f` are [`fast_sin`], [`fast_cos`], [`fast_exp`] and [`fast_log2`];
+//! `sinf`, `expf`, `sqrtf`, `fmaf`... are the methods of the same std name (`x.sin()`, `x.exp()`,
+//! `x.sqrt()`, `x.mul_add(a, b)`).
 //!
 //! # One table
 //! The list of functions exists once, in [`__math_functions!`](crate::__math_functions): each line
@@ -48,9 +61,14 @@ macro_rules! __math_functions {
             $extra
             /// Square root (correctly rounded).
             sqrt() -> Self, lower[core], test[ax];
-            /// Reciprocal square root, `1 / sqrt(x)`.
+            /// Reciprocal square root, IEEE-rounded: `1 / sqrt(x)` as two correctly rounded
+            /// operations (`sqrt.rn` then `rcp.rn`), bit for bit `1.0 / x.sqrt()` on the host.
+            ///
+            /// This is not CUDA's `rsqrtf`: CUDA's `rsqrtf` is
+            /// [`fast_rsqrt`](crate::math::fast_rsqrt), one `rsqrt.approx` instruction, much
+            /// faster where reciprocal square roots dominate a kernel (2^-22.9 relative error).
             rsqrt() -> Self, lower[derived |x| 1.0 / DeviceFloat::sqrt(x)], test[ax],
-                std[|x| 1.0 / x.sqrt()];
+                std[|x| 1.0 / x.sqrt()], ulp[0];
             /// Cube root.
             cbrt() -> Self, lower[libm cbrtf cbrt], test[x];
             /// `e^x`.
@@ -172,7 +190,8 @@ macro_rules! device_float {
         ///
         /// In scope through `ferrocuda::prelude::*`, so that `x.sqrt()` compiles for the GPU
         /// (where `core` has no `sqrt` method). Every method is within [`MATH_ULP_TOLERANCE`]
-        /// ulp of the std method of the same name (`tanh`: 3).
+        /// ulp of the std method of the same name (`tanh`: 3; `rsqrt`: equal to
+        /// `1.0 / x.sqrt()`, and not CUDA's `rsqrtf`, which is [`fast_rsqrt`]).
         pub trait DeviceFloat: Copy {
             $(
                 $(#[$doc])*
@@ -296,7 +315,10 @@ fast_functions! {
     /// relative error 2^-10.987); on older targets `1 - 2 / (e^(2|x|) + 1)` with the sign of `x`,
     /// through `ex2.approx` and `rcp.approx` (absolute error about 2^-21).
     fast_tanh;
-    /// Approximate `1 / sqrt(x)` (`rsqrt.approx.ftz.f32`): maximum relative error 2^-22.9.
+    /// Approximate `1 / sqrt(x)` (`rsqrt.approx.ftz.f32`), CUDA's `rsqrtf`: one hardware
+    /// instruction, maximum relative error 2^-22.9 (subnormal inputs flush to zero, giving
+    /// infinity). [`DeviceFloat::rsqrt`] is the IEEE-rounded `1 / sqrt(x)`, two correctly rounded
+    /// operations.
     fast_rsqrt;
 }
 

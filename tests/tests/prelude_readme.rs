@@ -94,57 +94,19 @@ readme_names! {
 }
 
 /// Identifiers of the table that are not ferrocuda's names: the examples' own variables, types
-/// and placeholders, Rust keywords and attributes, std's derives, crates, and the arguments of
-/// `#[kernel(...)]` (checked by the macro's own tests).
+/// and placeholders, Rust keywords and attributes, std's derives, crates, CUDA's names given for
+/// comparison, and the arguments of `#[kernel(...)]` (checked by the macro's own tests).
+#[rustfmt::skip]
 const NOT_API: &[&str] = &[
     // The examples' variables, placeholders and kernel names.
-    "FACTORS",
-    "Particle",
-    "N",
-    "T",
-    "a",
-    "bins",
-    "block",
-    "col",
-    "cols",
-    "delta",
-    "device",
-    "i",
-    "lane_mask",
-    "m",
-    "mask",
-    "n",
-    "p",
-    "row",
-    "rows",
-    "scale",
-    "scale__f32",
-    "src_lane",
-    "tile",
-    "v",
-    "values",
-    "width",
-    "x",
+    "FACTORS", "Particle", "N", "T", "a", "bins", "block", "col", "cols", "delta", "device", "i",
+    "lane_mask", "m", "mask", "n", "p", "row", "rows", "scale", "scale__f32", "src_lane", "tile",
+    "v", "values", "width", "x",
     // Rust: keywords, primitive types, attributes, std's derives, `core`.
-    "fn",
-    "let",
-    "mut",
-    "pub",
-    "static",
-    "f32",
-    "f64",
-    "repr",
-    "C",
-    "derive",
-    "Clone",
-    "Copy",
-    "core",
-    "no_std",
-    // Crates and Numba's names (`cuda.grid`).
-    "libm",
-    "num",
-    "traits",
-    "cuda",
+    "fn", "let", "mut", "pub", "static", "f32", "f64", "repr", "C", "derive", "Clone", "Copy",
+    "core", "no_std",
+    // Crates, and Numba's and CUDA's names (`cuda.grid`; CUDA's `rsqrtf` is `fast_rsqrt`).
+    "libm", "num", "traits", "cuda", "rsqrtf", "__sinf", "__cosf", "__log2f", "__expf",
     // `#[kernel(instances(...))]`.
     "instances",
 ];

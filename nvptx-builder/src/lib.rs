@@ -32,9 +32,18 @@
 //! (`FERROCUDA_ARCH=sm_90 cargo build`); the toolchain defaults to [`DEFAULT_TOOLCHAIN`],
 //! [`Builder::toolchain`], overridden by [`TOOLCHAIN_ENV`].
 //!
-//! The crate compiled for the device must be `#![no_std]` there, e.g.
-//! `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx, stdarch_nvptx))]`, with a
-//! `#[panic_handler]` behind `#[cfg(target_arch = "nvptx64")]`.
+//! The crate compiled for the device must be `#![no_std]` there and enable the kernel ABI. A
+//! ferrocuda kernel crate does both in the first of the two lines at its root (the second
+//! embeds the PTX; the `#[panic_handler]` comes from `ferrocuda-device`, so the crate declares
+//! none):
+//!
+//! ```ignore
+//! #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
+//! ferrocuda::ptx_module!();
+//! ```
+//!
+//! A crate built without ferrocuda must also define a `#[panic_handler]` behind
+//! `#[cfg(target_arch = "nvptx64")]`.
 
 #![expect(
     clippy::needless_doctest_main,

@@ -3,13 +3,13 @@
 //!
 //! On the GPU the methods of [`DeviceFloat`] are full precision, within
 //! [`MATH_ULP_TOLERANCE`] (2) ulp of Rust's std, `tanh` within 3, `rsqrt` equal to
-//! `1.0 / x.sqrt()` (measured by the tests): the operations that are one PTX instruction (`sqrt`, `mul_add`,
-//! `floor`, `ceil`, `trunc`, `round`, `abs`, `copysign`, `min`, `max`) compile to it, the
-//! transcendental ones run the `libm` crate's implementations (a few dozen instructions each;
-//! `sin`/`cos`/`tan` keep about 560 bytes of per-thread stack for argument reduction and 3 KB of
-//! tables). On the host the trait calls std, and method syntax on a float picks std's inherent
-//! methods anyway: `x.sqrt()` reads the same in a kernel and in host code. To name this trait's
-//! version explicitly, write `DeviceFloat::sqrt(x)`.
+//! `1.0 / x.sqrt()` (measured by the tests): the operations that are one PTX instruction
+//! (`sqrt`, `mul_add`, `floor`, `ceil`, `trunc`, `round`, `abs`, `copysign`, `min`, `max`)
+//! compile to it, the transcendental ones run the `libm` crate's implementations (a few dozen
+//! instructions each; `sin`/`cos`/`tan` keep about 560 bytes of per-thread stack for argument
+//! reduction and 3 KB of tables). On the host the trait calls std, and method syntax on a float
+//! picks std's inherent methods anyway: `x.sqrt()` reads the same in a kernel and in host code.
+//! To name this trait's version explicitly, write `DeviceFloat::sqrt(x)`.
 //!
 //! The `fast_*` functions trade accuracy for speed with the GPU's approximate instructions
 //! (`sin.approx.ftz.f32`, `ex2.approx.ftz.f32`, ...; subnormal inputs and results flush to zero).

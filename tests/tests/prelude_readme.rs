@@ -39,6 +39,7 @@ macro_rules! readme_names {
 
         /// The members, used with only the prelude in scope.
         mod members {
+            use ferrocuda::ConstantSymbol;
             use ferrocuda::prelude::*;
 
             /// Type-checks every use (the closures are never called).
@@ -73,7 +74,7 @@ readme_names! {
         // math approximations
         fast_sin, fast_cos, fast_exp2, fast_log2, fast_exp, fast_tanh, fast_rsqrt,
         // printing, constant memory, matrices, generics, structs
-        gpu_println, constant, Matrix, MatrixMut, kernel, launch, DeviceCopy;
+        gpu_println, gpu_print, constant, Matrix, MatrixMut, kernel, launch, DeviceCopy;
     members:
         atomic_add => |s: &mut [u32]| s.atomic_add(0, 1),
         atomic_sub => |s: &mut [u32]| s.atomic_sub(0, 1),
@@ -90,7 +91,7 @@ readme_names! {
         Release => Ordering::Release,
         new => |s: &[f32]| Matrix::new(s, 1, 1).rows() + DynamicShared::new().size(),
         take => |d: &mut DynamicShared| d.take::<f32>(4),
-        write => |c: &'static ferrocuda::ConstantSymbol<[f32; 4]>, d: &Device| c.write(d, &[0.0; 4]),
+        write => |c: &'static ConstantSymbol<[f32; 4]>, d: &Device| c.write(d, &[0.0; 4]),
 }
 
 /// Identifiers of the table that are not ferrocuda's names: the examples' own variables, types
@@ -103,8 +104,8 @@ const NOT_API: &[&str] = &[
     "lane_mask", "m", "mask", "n", "p", "row", "rows", "scale", "scale__f32", "src_lane", "tile",
     "v", "values", "width", "x",
     // Rust: keywords, primitive types, attributes, std's derives, `core`.
-    "fn", "let", "mut", "pub", "static", "f32", "f64", "repr", "C", "derive", "Clone", "Copy",
-    "core", "no_std",
+    "fn", "let", "mut", "pub", "static", "f32", "f64", "str", "repr", "C", "derive", "Clone",
+    "Copy", "core", "no_std",
     // Crates, and Numba's and CUDA's names (`cuda.grid`; CUDA's `rsqrtf` is `fast_rsqrt`).
     "libm", "num", "traits", "cuda", "rsqrtf", "__sinf", "__cosf", "__log2f", "__expf",
     // `#[kernel(instances(...))]`.

@@ -5,11 +5,11 @@
 //! module holds [`PANIC_SLOTS`] records (the global `FERROCUDA_PANIC_RECORD`) and a `u32` epoch
 //! (`FERROCUDA_PANIC_EPOCH`) that the handler increments after completing a record. Every entry
 //! takes a hidden last parameter, the launch's token (unique per device), and stores it first
-//! thing ([`__set_launch_token`]); a panic goes to slot `token % PANIC_SLOTS` and carries the
-//! token, which tells the host which launch, stream and host thread it belongs to. The runtime
-//! claims a record at the synchronization of that launch's stream by its host thread and returns
-//! it as `Error::KernelPanic`. On the simulator a panic is an ordinary Rust panic caught by the
-//! simulator. The handler itself is in `backend/gpu/panic.rs`.
+//! thing (`__set_launch_token`, GPU only); a panic goes to slot `token % PANIC_SLOTS` and
+//! carries the token, which tells the host which launch, stream and host thread it belongs to.
+//! The runtime claims a record at the synchronization of that launch's stream by its host thread
+//! and returns it as `Error::KernelPanic`. On the simulator a panic is an ordinary Rust panic
+//! caught by the simulator. The handler itself is in `backend/gpu/panic.rs`.
 
 /// The record state: no panic recorded.
 pub const PANIC_STATE_EMPTY: u32 = 0;

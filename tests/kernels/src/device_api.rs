@@ -5,12 +5,7 @@
 
 use core::ops::Div;
 use ferrocuda::device::__math_operand;
-use ferrocuda::device::atomic::Ordering;
 use ferrocuda::device::math::__table_support::Literal;
-use ferrocuda::device::math::{
-    fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
-};
-use ferrocuda::device::warp::ShuffleValue;
 use ferrocuda::prelude::*;
 
 /// Block size of the shared-memory kernels with static arrays.

@@ -322,3 +322,91 @@ fn launch_method(kernel: &Kernel, inst: &Instance) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The expansion of a kernel, as text with the doc strings readable.
+    fn expansion(item: proc_macro2::TokenStream) -> String {
+        crate::kernel::expand(quote!(), item).to_string()
+    }
+
+    #[test]
+    fn the_launcher_is_documented_with_the_parameters_by_name_and_type() {
+        let text = expansion(quote! {
+            pub fn vecadd(a: &[f32], b: &[f32], c: &mut [f32], scale: f32) {}
+        });
+        // The launcher type is public and documented, not hidden.
+        let launcher = text
+            .find("pub struct VecaddLaunch")
+            .expect("a launcher type");
+        let attributes = &text[text[..launcher].rfind("pub struct vecadd").unwrap()..launcher];
+        assert!(
+            attributes.contains("A launch of kernel `vecadd`"),
+            "{attributes}"
+        );
+        assert!(!attributes.contains("hidden"), "{attributes}");
+        assert!(text.contains(
+            "then call `.launch(a, b, c, scale)` with `a: &[f32]`, `b: &[f32]`, `c: &mut [f32]`, `scale: f32`."
+        ), "{text}");
+        // `.launch` names each parameter with its type.
+        assert!(text.contains(
+            "Launches `vecadd` with one argument per parameter: `a: &[f32]`, `b: &[f32]`, `c: &mut [f32]`, `scale: f32`."
+        ), "{text}");
+        // The handle shows launch lines with the real names, and the builder methods.
+        assert!(
+            text.contains("launch!(vecadd[grid, block](a, b, c, scale))"),
+            "{text}"
+        );
+        assert!(text.contains(
+            "vecadd.grid(grid).block(block).stream(&stream).shared_mem(bytes).launch(a, b, c, scale)"
+        ), "{text}");
+        assert!(
+            text.contains("vecadd.forall(n).launch(a, b, c, scale)"),
+            "{text}"
+        );
+        for method in [
+            "grid",
+            "block",
+            "config",
+            "forall",
+            "stream",
+            "shared_mem",
+            "launch",
+        ] {
+            assert!(
+                text.contains(&format!("pub fn {method}")),
+                "no `{method}` in {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_generic_kernel_documents_each_instance() {
+        let text = crate::kernel::expand(
+            quote!(instances(f32, f64)),
+            quote!(
+                pub fn scale<T: Copy>(x: &mut [T], factor: T) {}
+            ),
+        )
+        .to_string();
+        assert!(
+            text.contains("Entry `scale__f32`: `x: &mut [f32]`, `factor: f32`"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Entry `scale__f64`: `x: &mut [f64]`, `factor: f64`"),
+            "{text}"
+        );
+        assert!(
+            text.contains("launch!(scale::<f32>[grid, block](x, factor))"),
+            "{text}"
+        );
+        assert!(
+            text.contains("scale::<f32>::forall(n).launch(x, factor)"),
+            "{text}"
+        );
+        assert!(text.contains("pub struct ScaleF32Launch"), "{text}");
+    }
+}

@@ -16,8 +16,8 @@ use crate::vocabulary::kernel::{KernelInfo, PtxModule};
 use crate::vocabulary::kernel_attributes::KernelAttributes;
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
 use crate::vocabulary::occupancy::{
-    KernelFootprint, MultiprocessorLimits, Occupancy, check_occupancy_query, model_active_blocks,
-    model_suggested_block_size,
+    KernelFootprint, KernelLimits, MultiprocessorLimits, Occupancy, check_occupancy_query,
+    model_active_blocks, model_suggested_block_size,
 };
 use crate::vocabulary::panic_report::{Claim, KernelPanic, SeenEpochs};
 use crate::vocabulary::params::ParamBuffer;
@@ -404,7 +404,7 @@ impl DeviceBackend {
     ) -> Result<Occupancy> {
         let attributes = self.kernel_attributes(info)?;
         check_occupancy_query(
-            &attributes,
+            KernelLimits::of(&attributes),
             block_size,
             dynamic_shared_bytes,
             limits,
@@ -435,6 +435,8 @@ impl DeviceBackend {
 
     /// The block size that gives `info` the most resident warps with `dynamic_shared_bytes` of
     /// dynamic shared memory per block (a multiple of the warp size, within the kernel's limit).
+    /// Every `.forall(n)` launch asks: on a GPU it costs a cached function lookup and one
+    /// `cuOccupancyMaxPotentialBlockSize`.
     pub(crate) fn suggested_block_size(
         &self,
         info: &'static KernelInfo,
@@ -442,17 +444,29 @@ impl DeviceBackend {
         limits: &DeviceLimits,
         device: &str,
     ) -> Result<u32> {
-        let attributes = self.kernel_attributes(info)?;
-        check_occupancy_query(&attributes, 1, dynamic_shared_bytes, limits, device)?;
         let suggested = match self {
-            DeviceBackend::Cuda(cuda) => cuda.suggested_block_size(info, dynamic_shared_bytes)?,
-            DeviceBackend::Simulator(_) => model_suggested_block_size(
-                &Simulator::MULTIPROCESSOR,
-                KernelFootprint::of(&attributes),
-                attributes.max_threads_per_block,
-                dynamic_shared_bytes,
-            )
-            .unwrap_or(0),
+            DeviceBackend::Cuda(cuda) => {
+                let function = cuda.function(info)?;
+                let kernel = KernelLimits {
+                    name: info.name,
+                    max_threads_per_block: function.max_threads_per_block,
+                    static_shared_bytes: function.static_shared_bytes,
+                };
+                check_occupancy_query(kernel, 1, dynamic_shared_bytes, limits, device)?;
+                cuda.suggested_block_size(info, dynamic_shared_bytes)?
+            }
+            DeviceBackend::Simulator(_) => {
+                let attributes = Simulator::kernel_attributes(info);
+                let kernel = KernelLimits::of(&attributes);
+                check_occupancy_query(kernel, 1, dynamic_shared_bytes, limits, device)?;
+                model_suggested_block_size(
+                    &Simulator::MULTIPROCESSOR,
+                    KernelFootprint::of(&attributes),
+                    attributes.max_threads_per_block,
+                    dynamic_shared_bytes,
+                )
+                .unwrap_or(0)
+            }
         };
         if suggested == 0 {
             return Err(LaunchError::new(

@@ -130,11 +130,34 @@ impl KernelFootprint {
     }
 }
 
+/// What an occupancy question is checked against: the kernel's name, the most threads per
+/// block it allows and its static shared memory per block.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KernelLimits {
+    /// The kernel's entry name, for messages.
+    pub name: &'static str,
+    /// The most threads per block it can run with.
+    pub max_threads_per_block: u32,
+    /// Its static shared memory per block, in bytes (0 when unknown).
+    pub static_shared_bytes: u32,
+}
+
+impl KernelLimits {
+    /// The limits of a kernel with these attributes.
+    pub(crate) fn of(attributes: &KernelAttributes) -> KernelLimits {
+        KernelLimits {
+            name: attributes.name,
+            max_threads_per_block: attributes.max_threads_per_block,
+            static_shared_bytes: attributes.static_shared_bytes.unwrap_or(0),
+        }
+    }
+}
+
 /// Checks an occupancy question before it is asked: a block of at least one thread and at most
 /// the kernel's limit, and shared memory (static plus dynamic) within the device's opt-in limit
 /// per block. `device` names the device in messages.
 pub(crate) fn check_occupancy_query(
-    attributes: &KernelAttributes,
+    kernel: KernelLimits,
     block_size: u32,
     dynamic_shared_bytes: u32,
     limits: &DeviceLimits,
@@ -142,13 +165,13 @@ pub(crate) fn check_occupancy_query(
 ) -> Result<(), LaunchError> {
     let problem = if block_size == 0 {
         "a block size of 0 threads: a block has at least 1 thread".to_string()
-    } else if block_size > attributes.max_threads_per_block {
+    } else if block_size > kernel.max_threads_per_block {
         format!(
             "block of {block_size} threads exceeds this kernel's limit of {} threads per block on {device}",
-            attributes.max_threads_per_block
+            kernel.max_threads_per_block
         )
     } else {
-        let static_shared = attributes.static_shared_bytes.unwrap_or(0);
+        let static_shared = kernel.static_shared_bytes;
         let optin = limits.max_shared_memory_per_block_optin;
         if static_shared as u64 + dynamic_shared_bytes as u64 <= optin as u64 {
             return Ok(());
@@ -157,7 +180,7 @@ pub(crate) fn check_occupancy_query(
             "{dynamic_shared_bytes} bytes of dynamic shared memory plus {static_shared} bytes of static shared memory exceed the limit of {optin} bytes per block on {device}"
         )
     };
-    Err(LaunchError::new(attributes.name, problem))
+    Err(LaunchError::new(kernel.name, problem))
 }
 
 /// The resident blocks per multiprocessor the model predicts, and the limit that bounds them
@@ -279,9 +302,14 @@ mod tests {
             (4, SharedMemory)
         );
         // Static shared counts too, rounded up to 128 bytes: (4240 -> 4352) + 1024 = 5376;
-        // 233472 / 5376 = 43 blocks, so blocks (32) still bind at 64 threads.
+        // 233472 / 5376 = 43 blocks, so blocks (32) still bind at 32 threads (a tie between
+        // two limits names the first of threads, blocks, shared memory, registers).
         assert_eq!(
             model_active_blocks(&H100, kernel(28, 4240), 64, 0),
+            (32, Threads)
+        );
+        assert_eq!(
+            model_active_blocks(&H100, kernel(28, 4240), 32, 0),
             (32, Blocks)
         );
         assert_eq!(

@@ -6,6 +6,7 @@ use ferrocuda::prelude::*;
 use ferrocuda::{KernelAttributes, OccupancyLimit, parse_ptxas_report};
 use ferrocuda_tests::{device_tests, random_f32, rng};
 use kernels_nvptx::elementwise::vecadd;
+use kernels_nvptx::generic::scale;
 
 /// The message of a launch error of `vecadd`.
 fn launch_error<T: std::fmt::Debug>(result: ferrocuda::Result<T>) -> String {
@@ -218,5 +219,19 @@ device_tests! {
         assert!(entry.contains("ret;"));
         assert!(vecadd.module_ptx().contains(entry));
         assert!(vecadd.module_ptx().starts_with("//") || vecadd.module_ptx().contains(".version"));
+    }
+
+    fn generic_instances_launch_with_forall_and_are_inspected_by_value(device) {
+        let n = 777usize;
+        let mut rng = rng("generic-forall");
+        let data: Vec<f64> = random_f32(&mut rng, n).into_iter().map(f64::from).collect();
+        let mut out = DeviceBuffer::from_slice(device, &data).unwrap();
+        scale::<f64>::forall(n).stream(&device.default_stream()).launch(2.5f64, &mut out).unwrap();
+        let expected: Vec<f64> = data.iter().map(|x| 2.5 * x).collect();
+        assert_eq!(out.to_vec().unwrap(), expected);
+        let attributes = scale::<f64>::default().attributes(device).unwrap();
+        assert_eq!(attributes.name, "scale__f64");
+        let entry = scale::<f64>::default().ptx().unwrap();
+        assert!(entry.starts_with(".visible .entry scale__f64("), "{entry}");
     }
 }

@@ -61,10 +61,18 @@ pub fn handle(kernel: &Kernel) -> TokenStream {
         #doc
         ///
         /// A generic kernel: launch an instance by its types, e.g.
-        /// `launch!(kernel::<f32>[grid, block](...))`.
+        /// `launch!(kernel::<f32>[grid, block](...))`; inspect one through its default value,
+        /// e.g. `kernel::<f32>::default().attributes(&device)`.
         #launching
         #[allow(non_camel_case_types, reason = "kernel handles are named after the kernel function, as in Numba")]
         #vis struct #name<#(#params),*>(::core::marker::PhantomData<fn() -> (#(#params,)*)>);
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl<#(#params),*> ::core::default::Default for #name<#(#params),*> {
+            fn default() -> Self {
+                #name(::core::marker::PhantomData)
+            }
+        }
     }
 }
 

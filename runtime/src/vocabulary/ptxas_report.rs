@@ -12,7 +12,7 @@
 //! ```
 //!
 //! followed by the properties of the device functions it calls ("Function properties for
-//! <callee>"), which belong to the callee, not to the entry. So the parser keeps the entry being
+//! `callee`"), which belong to the callee, not to the entry. So the parser keeps the entry being
 //! compiled and the function whose properties come next, and takes a stack/spill line only when
 //! that function is the entry itself, and the first "Used" line after the entry began.
 

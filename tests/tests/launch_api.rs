@@ -202,11 +202,15 @@ device_tests! {
             assert_eq!(attributes.binary_version, Some(major * 10 + minor));
             assert!(attributes.ptx_version.unwrap() > 0);
             assert!(attributes.local_bytes.is_some() && attributes.constant_bytes.is_some());
-            // The driver's numbers are those of the report when it is for this GPU.
+            // Static shared memory is fixed by the PTX, so the driver's count is the report's
+            // when the report is for this GPU; registers and stack depend on the compiler that
+            // made the loaded code (the driver's JIT or the build's ptxas), so they are shown.
             if let Some(entry) = report.filter(|e| e.arch == format!("sm_{major}{minor}")) {
-                assert_eq!(attributes.registers, entry.registers);
                 assert_eq!(attributes.static_shared_bytes, entry.shared_bytes);
-                assert_eq!(attributes.local_bytes, entry.stack_frame_bytes);
+                println!(
+                    "driver: {:?} registers, {:?} B local; build's ptxas: {:?} registers, {:?} B stack",
+                    attributes.registers, attributes.local_bytes, entry.registers, entry.stack_frame_bytes
+                );
             }
         }
     }

@@ -29,7 +29,8 @@ pub struct KernelAttributes {
     /// The most threads per block the kernel can be launched with on this device (limited by
     /// its registers on a GPU; the simulator's limit there).
     pub max_threads_per_block: u32,
-    /// The PTX ISA version the function was compiled for, as `major * 10 + minor` (driver only).
+    /// The driver's `CU_FUNC_ATTRIBUTE_PTX_VERSION` of the function: the PTX virtual
+    /// architecture it was compiled for, as `major * 10 + minor` (driver only).
     pub ptx_version: Option<u32>,
     /// The binary architecture of the loaded code, as `major * 10 + minor`, e.g. 90 for sm_90
     /// (driver only).

@@ -208,3 +208,34 @@ fn axes(d: Dim3, limit: Dim3) -> [(char, u32, u32); 3] {
         ('z', d.z, limit.z),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_of_every_type_convert_with_a_check() {
+        assert_eq!(7u32.into_dim3("grid"), Ok(Dim3::new(7, 1, 1)));
+        assert_eq!(
+            (3usize, 2u64, 1i32).into_dim3("grid"),
+            Ok(Dim3::new(3, 2, 1))
+        );
+        assert_eq!(
+            (u32::MAX as usize, 5).into_dim3("block"),
+            Ok(Dim3::new(u32::MAX, 5, 1))
+        );
+        assert_eq!(Dim3::new(1, 2, 3).into_dim3("grid"), Ok(Dim3::new(1, 2, 3)));
+        assert_eq!(
+            (1usize, u32::MAX as u64 + 1).into_dim3("grid"),
+            Err("grid y dimension is 4294967296, more than a launch parameter holds (u32, at most 4294967295)".to_string())
+        );
+        assert_eq!(
+            (1, 1, i64::MIN).into_dim3("block"),
+            Err("block z dimension is -9223372036854775808: it cannot be negative".to_string())
+        );
+        assert_eq!(
+            launch_u32(-1isize, "dynamic shared memory (bytes)", ""),
+            Err("dynamic shared memory (bytes) is -1: it cannot be negative".to_string())
+        );
+    }
+}

@@ -16,7 +16,7 @@ fn main() -> ExampleResult {
 
     let x_dev = DeviceBuffer::from_slice(&device, &x)?;
     let mut y_dev = DeviceBuffer::from_slice(&device, &y)?;
-    launch!(saxpy[n.div_ceil(256) as u32, 256](a, &x_dev, &mut y_dev))?;
+    launch!(saxpy[n.div_ceil(256), 256](a, &x_dev, &mut y_dev))?;
     let result = y_dev.to_vec()?;
 
     let expected: Vec<f32> = x.iter().zip(&y).map(|(x, y)| a * x + y).collect();

@@ -23,8 +23,8 @@ fn main() -> ExampleResult {
     let b_dev = DeviceBuffer::from_slice(&device, &b)?;
     let mut c_dev = DeviceBuffer::<f32>::zeros(&device, n)?;
 
-    let block = 256;
-    let grid = n.div_ceil(block as usize) as u32;
+    let block: usize = 256;
+    let grid = n.div_ceil(block);
     launch!(vecadd[grid, block](&a_dev, &b_dev, &mut c_dev))?;
     let c = c_dev.to_vec()?;
 

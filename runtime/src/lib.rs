@@ -17,7 +17,7 @@
 //! let a = DeviceBuffer::from_slice(&device, &a_host)?;
 //! let b = DeviceBuffer::from_slice(&device, &b_host)?;
 //! let mut c = DeviceBuffer::<f32>::zeros(&device, n)?;
-//! launch!(vecadd[n.div_ceil(256) as u32, 256](&a, &b, &mut c))?;
+//! launch!(vecadd[n.div_ceil(256), 256](&a, &b, &mut c))?;  // or: vecadd.forall(n).launch(...)
 //! let c_host = c.to_vec()?;
 //! ```
 //!
@@ -38,7 +38,8 @@
 //!    (`backend/simulator/`).
 //! 3. `handles/`: [`Device`], [`DeviceBuffer`], [`PinnedBuffer`], [`Stream`], [`Event`],
 //!    [`ConstantSymbol`]; they call the backend and never ask which one it is.
-//! 4. `launch/`: [`LaunchConfig`], argument binding ([`KernelArg`]), the launch, [`bench()`].
+//! 4. `launch/`: [`LaunchConfig`], argument binding ([`KernelArg`]), the launch, kernel
+//!    inspection and occupancy ([`InspectKernel`]), [`bench()`].
 //!
 //! To see what a launch does on a GPU, read `backend/cuda/launch.rs`.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
@@ -68,13 +69,18 @@ pub use {
     launch::args::KernelArg,
     launch::bench::{BenchReport, BenchTarget, bench},
     launch::config::LaunchConfig,
+    launch::inspect::InspectKernel,
     vocabulary::error::{Error, LaunchError, Result},
     vocabulary::fault::{
         SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
     },
     vocabulary::kernel::Kernel,
+    vocabulary::kernel_attributes::KernelAttributes,
     vocabulary::limits::{Backend, DeviceLimits},
+    vocabulary::occupancy::{MultiprocessorLimits, Occupancy, OccupancyLimit},
     vocabulary::panic_report::KernelPanic,
+    vocabulary::ptxas_report::{PtxasEntry, parse_ptxas_report},
+    vocabulary::shape::{IntoDim3, LaunchInt},
 };
 
 /// Re-export of `cudarc`, for users who need the driver API directly.
@@ -87,7 +93,9 @@ pub mod prelude {
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::{BenchReport, PinnedBuffer, bench};
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{Device, DeviceBuffer, Error, Event, Kernel, LaunchConfig, Stream, launch};
+    pub use crate::{
+        Device, DeviceBuffer, Error, Event, InspectKernel, Kernel, LaunchConfig, Stream, launch,
+    };
     pub use crate::{DeviceCopy, kernel};
     pub use crate::{constant, gpu_print, gpu_println};
 }
@@ -97,6 +105,7 @@ pub mod prelude {
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod __private {
     pub use crate::launch::binder::ArgBinder;
+    pub use crate::launch::request::LaunchRequest;
     pub use crate::vocabulary::kernel::{
         KernelInfo, PtxModule, declared_module, missing_ptx_module,
     };
@@ -122,7 +131,9 @@ macro_rules! ptx_module {
 /// Launches a kernel, Numba-style: `launch!(kernel[grid, block](args...))`, with optional
 /// stream and dynamic shared memory: `launch!(kernel[grid, block, &stream, shared_bytes](...))`.
 ///
-/// `grid` and `block` are `u32`, `(u32, u32)` or `(u32, u32, u32)`. The arguments are
+/// `grid` and `block` are one integer or a tuple of two or three, of any integer type
+/// (`u32`, `usize`, ...; see [`IntoDim3`]): `launch!(vecadd[n.div_ceil(256), 256](...))`. A
+/// value that does not fit in `u32` (or is negative) is a launch error naming it. The arguments are
 /// type-checked against the kernel's parameters; a `&mut [T]` parameter accepts a
 /// `&mut DeviceBuffer<T>` or a host `&mut [T]`/`&mut Vec<T>` (copied in, then back). Returns
 /// `ferrocuda::Result<()>`.

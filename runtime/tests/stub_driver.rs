@@ -83,6 +83,7 @@ const R535_SYMBOLS: &[&str] = &[
     "cuLaunchHostFunc",
     "cuGetProcAddress",
     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cuOccupancyMaxPotentialBlockSize",
 ];
 
 /// Entry points newer than CUDA 12.2 that the R535 stub must not export.

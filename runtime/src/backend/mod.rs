@@ -1,6 +1,7 @@
 //! The backend layer: the one type, [`DeviceBackend`], through which the handles reach a device,
 //! with one method per operation (allocate, copy, synchronize, streams, events, constants,
-//! page-locked memory, asynchronous copies, launch, panic collection). Each method dispatches to
+//! page-locked memory, asynchronous copies, launch, panic collection, kernel attributes and
+//! occupancy). Each method dispatches to
 //! the CUDA backend ([`cuda`], the only module that names cudarc) or to the CPU simulator
 //! ([`simulator`]); it is an enum, not a trait object, so a launch pays one predictable branch.
 //!
@@ -10,9 +11,14 @@ pub(crate) mod copy;
 pub(crate) mod cuda;
 pub(crate) mod simulator;
 
-use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::error::{Error, LaunchError, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
+use crate::vocabulary::kernel_attributes::KernelAttributes;
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
+use crate::vocabulary::occupancy::{
+    KernelFootprint, KernelLimits, MultiprocessorLimits, Occupancy, check_occupancy_query,
+    model_active_blocks, model_suggested_block_size,
+};
 use crate::vocabulary::panic_report::{Claim, KernelPanic, SeenEpochs};
 use crate::vocabulary::params::ParamBuffer;
 use crate::vocabulary::shape::LaunchShape;
@@ -361,6 +367,117 @@ impl DeviceBackend {
             }
             DeviceBackend::Simulator(sim) => Ok(sim.launch(info, launch, &params.reader()).err()),
         }
+    }
+}
+
+/// Inspection and occupancy: what a compiled kernel uses and how many of its blocks fit on a
+/// multiprocessor (the driver's answers on a GPU, the build's `ptxas -v` report and an H100's
+/// multiprocessor on the simulator).
+impl DeviceBackend {
+    /// The kernel's attributes on this device (on a GPU, loading its module on first use).
+    pub(crate) fn kernel_attributes(&self, info: &'static KernelInfo) -> Result<KernelAttributes> {
+        match self {
+            DeviceBackend::Cuda(cuda) => cuda.kernel_attributes(info),
+            DeviceBackend::Simulator(_) => Ok(Simulator::kernel_attributes(info)),
+        }
+    }
+
+    /// The resources of one multiprocessor.
+    pub(crate) fn multiprocessor_limits(&self) -> Result<MultiprocessorLimits> {
+        match self {
+            DeviceBackend::Cuda(cuda) => cuda.multiprocessor_limits(),
+            DeviceBackend::Simulator(_) => Ok(Simulator::MULTIPROCESSOR),
+        }
+    }
+
+    /// The occupancy of `info` with blocks of `block_size` threads and `dynamic_shared_bytes`
+    /// of dynamic shared memory (checked first against the kernel's and the device's limits;
+    /// `device` names it in messages). On a GPU the count is the driver's, and the limit that
+    /// binds is named where the model agrees with it.
+    pub(crate) fn occupancy(
+        &self,
+        info: &'static KernelInfo,
+        block_size: u32,
+        dynamic_shared_bytes: u32,
+        limits: &DeviceLimits,
+        device: &str,
+    ) -> Result<Occupancy> {
+        let attributes = self.kernel_attributes(info)?;
+        check_occupancy_query(
+            KernelLimits::of(&attributes),
+            block_size,
+            dynamic_shared_bytes,
+            limits,
+            device,
+        )?;
+        let sm = self.multiprocessor_limits()?;
+        let (modelled, limit) = model_active_blocks(
+            &sm,
+            KernelFootprint::of(&attributes),
+            block_size,
+            dynamic_shared_bytes,
+        );
+        let (active, limited_by) = match self {
+            DeviceBackend::Cuda(cuda) => {
+                let active = cuda.max_active_blocks(info, block_size, dynamic_shared_bytes)?;
+                (active, (active == modelled).then_some(limit))
+            }
+            DeviceBackend::Simulator(_) => (modelled, Some(limit)),
+        };
+        Ok(Occupancy::new(
+            &sm,
+            block_size,
+            dynamic_shared_bytes,
+            active,
+            limited_by,
+        ))
+    }
+
+    /// The block size that gives `info` the most resident warps with `dynamic_shared_bytes` of
+    /// dynamic shared memory per block (a multiple of the warp size, within the kernel's limit).
+    /// Every `.forall(n)` launch asks: on a GPU it costs a cached function lookup and one
+    /// `cuOccupancyMaxPotentialBlockSize`.
+    pub(crate) fn suggested_block_size(
+        &self,
+        info: &'static KernelInfo,
+        dynamic_shared_bytes: u32,
+        limits: &DeviceLimits,
+        device: &str,
+    ) -> Result<u32> {
+        let suggested = match self {
+            DeviceBackend::Cuda(cuda) => {
+                let function = cuda.function(info)?;
+                let kernel = KernelLimits {
+                    name: info.name,
+                    max_threads_per_block: function.max_threads_per_block,
+                    static_shared_bytes: function.static_shared_bytes,
+                };
+                check_occupancy_query(kernel, 1, dynamic_shared_bytes, limits, device)?;
+                cuda.suggested_block_size(info, dynamic_shared_bytes)?
+            }
+            DeviceBackend::Simulator(_) => {
+                let attributes = Simulator::kernel_attributes(info);
+                let kernel = KernelLimits::of(&attributes);
+                check_occupancy_query(kernel, 1, dynamic_shared_bytes, limits, device)?;
+                model_suggested_block_size(
+                    &Simulator::MULTIPROCESSOR,
+                    KernelFootprint::of(&attributes),
+                    attributes.max_threads_per_block,
+                    dynamic_shared_bytes,
+                )
+                .unwrap_or(0)
+            }
+        };
+        if suggested == 0 {
+            return Err(LaunchError::new(
+                info.name,
+                format!(
+                    "no block size lets a block of this kernel run on {device} with {dynamic_shared_bytes} bytes of dynamic shared memory"
+                ),
+            )
+            .into());
+        }
+        Ok(suggested)
     }
 }
 

@@ -2,11 +2,13 @@
 //! limits, launches through the device's backend, and copies `&mut` host slices back.
 
 use crate::DeviceCopy;
+use crate::Dim3;
 use crate::handles::buffer::DeviceBuffer;
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::launch::config::LaunchConfig;
-use crate::vocabulary::error::{Error, Result};
+use crate::launch::request::LaunchRequest;
+use crate::vocabulary::error::{Error, LaunchError, Result};
 use crate::vocabulary::kernel::KernelInfo;
 use crate::vocabulary::params::ParamBuffer;
 
@@ -36,16 +38,24 @@ pub struct ArgBinder<'a> {
     waits_for_kernel: bool,
     /// Arguments bound so far.
     pub(crate) bound: usize,
+    /// A `.forall(0)`: nothing to launch.
+    launches_nothing: bool,
 }
 
 impl<'a> ArgBinder<'a> {
-    /// Chooses the device: the stream's, else the first device argument's, else the default.
+    /// Chooses the device: the stream's, else the first device argument's, else the default;
+    /// then reports a grid, block or byte count that did not convert, and for `.forall(n)`
+    /// chooses block and grid on that device.
     #[inline]
     pub fn new(
-        config: LaunchConfig,
+        request: LaunchRequest,
         info: &'static KernelInfo,
         hints: &[Option<&Device>],
     ) -> Result<Self> {
+        if let Some(problem) = request.problem {
+            return Err(LaunchError::new(info.name, problem).into());
+        }
+        let mut config = request.config;
         let device = match (&config.stream, hints.iter().flatten().next()) {
             (Some(stream), _) => stream.device().clone(),
             (None, Some(device)) => (*device).clone(),
@@ -63,7 +73,20 @@ impl<'a> ArgBinder<'a> {
                 })?;
             }
         }
+        let mut launches_nothing = false;
+        if let Some(elements) = request.elements {
+            if request.grid_given {
+                return Err(LaunchError::new(
+                    info.name,
+                    "`.grid(..)` cannot be combined with `.forall(n)`, which chooses the grid",
+                )
+                .into());
+            }
+            launches_nothing = elements == 0;
+            config.grid = forall_grid(&device, info, &mut config, elements)?;
+        }
         Ok(ArgBinder {
+            launches_nothing,
             params: ParamBuffer::default(),
             config,
             info,
@@ -73,6 +96,13 @@ impl<'a> ArgBinder<'a> {
             waits_for_kernel: false,
             bound: 0,
         })
+    }
+
+    /// Whether the launch has nothing to run (`.forall(0)`): the generated `.launch` then
+    /// returns `Ok(())` without binding the arguments.
+    #[inline]
+    pub fn launches_nothing(&self) -> bool {
+        self.launches_nothing
     }
 
     /// A slice is two entry parameters: its address, then its length.
@@ -194,6 +224,39 @@ impl<'a> ArgBinder<'a> {
             unsafe { device_copy.copy_to_raw(0, host.len(), host.as_mut_ptr())? };
         }
         synchronized
+    }
+}
+
+/// The grid of a `.forall(elements)` launch: the block is the one given, else the device's
+/// suggested block size for the kernel (set in `config`); the grid covers every element with
+/// one thread each (one block for no elements, which is not launched).
+#[cold]
+fn forall_grid(
+    device: &Device,
+    info: &'static KernelInfo,
+    config: &mut LaunchConfig,
+    elements: usize,
+) -> Result<Dim3> {
+    let limits = device.limits();
+    if config.block.x == 0 {
+        let shared = config.shared_mem_bytes;
+        let block = device
+            .operate(|backend| backend.suggested_block_size(info, shared, limits, device.name()))?;
+        config.block = Dim3::new(block, 1, 1);
+    }
+    let threads = config.block.product().max(1) as usize;
+    let blocks = elements.div_ceil(threads).max(1);
+    let limit = limits.max_grid_dim.x;
+    match u32::try_from(blocks) {
+        Ok(grid) if grid <= limit => Ok(Dim3::new(grid, 1, 1)),
+        _ => Err(LaunchError::new(
+            info.name,
+            format!(
+                "forall over {elements} elements needs {blocks} blocks of {threads} threads, more than the limit of {limit} blocks (grid x) on {}",
+                device.name()
+            ),
+        )
+        .into()),
     }
 }
 

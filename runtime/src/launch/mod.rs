@@ -1,5 +1,7 @@
 //! The launch layer, on top of the handles: [`config`] (the shape and stream of a launch, what
-//! `launch!` and the generated launchers fill in), [`args`] (what may be passed for each kernel
+//! `launch!` and the generated launchers fill in), [`request`] (what a launcher has been told,
+//! with grids and blocks of any integer type and `.forall(n)`), [`inspect`] (a kernel's
+//! attributes, PTX and occupancy on a device), [`args`] (what may be passed for each kernel
 //! parameter, checked at compile time), [`binder`] with [`bind`] (collects the arguments, validates the shape,
 //! launches through the device's backend, copies host slices back) and [`mod@bench`].
 //!
@@ -11,3 +13,5 @@ pub(crate) mod bench;
 pub(crate) mod bind;
 pub(crate) mod binder;
 pub(crate) mod config;
+pub(crate) mod inspect;
+pub(crate) mod request;

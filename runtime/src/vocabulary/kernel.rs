@@ -26,12 +26,18 @@ pub struct PtxModule {
     pub crate_name: &'static str,
     /// The PTX text.
     pub ptx: &'static str,
+    /// The raw output of `ptxas -v` over the module when the build ran it, else empty.
+    pub ptxas_report: &'static str,
 }
 
 impl PtxModule {
     /// Used by `ptx_module!`.
     pub const fn new(crate_name: &'static str, ptx: &'static str) -> Self {
-        PtxModule { crate_name, ptx }
+        PtxModule {
+            crate_name,
+            ptx,
+            ptxas_report: "",
+        }
     }
 
     /// An identity for caches: the address of the static.

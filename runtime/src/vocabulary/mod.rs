@@ -1,6 +1,8 @@
 //! The vocabulary layer: the words every other layer speaks, with no behaviour that needs a
 //! device. Errors ([`error`], [`fault`], [`panic_report`]), what a device is and allows
-//! ([`limits`]), what a kernel is ([`kernel`]), the shape of a launch and its validation
+//! ([`limits`]), what a kernel is ([`kernel`]) and uses ([`kernel_attributes`], read from the
+//! build's [`ptxas_report`] or the driver; its PTX text through [`ptx_entry`]), how many of its
+//! blocks fit on a multiprocessor ([`occupancy`]), the shape of a launch and its validation
 //! ([`shape`]), and the bytes of its parameters ([`params`]).
 //!
 //! Nothing here imports the backends, the handles or the launch layer.
@@ -10,8 +12,12 @@ pub(crate) mod driver_requirement;
 pub(crate) mod error;
 pub(crate) mod fault;
 pub(crate) mod kernel;
+pub(crate) mod kernel_attributes;
 pub(crate) mod limits;
+pub(crate) mod occupancy;
 pub(crate) mod panic_report;
 pub(crate) mod params;
+pub(crate) mod ptx_entry;
+pub(crate) mod ptxas_report;
 pub(crate) mod shape;
 pub(crate) mod thread_set;

@@ -58,13 +58,13 @@ pub fn expand(func: &ItemFn, error: syn::Error) -> TokenStream {
 
             impl #launcher {
                 /// Sets the grid (the kernel was rejected: it cannot be launched).
-                pub fn grid(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> Self { self }
+                pub fn grid(self, _: impl ::ferrocuda::IntoDim3) -> Self { self }
                 /// Sets the block (the kernel was rejected: it cannot be launched).
-                pub fn block(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> Self { self }
+                pub fn block(self, _: impl ::ferrocuda::IntoDim3) -> Self { self }
                 /// Sets the stream (the kernel was rejected: it cannot be launched).
                 pub fn stream(self, _: &::ferrocuda::Stream) -> Self { self }
                 /// Sets the shared memory (the kernel was rejected: it cannot be launched).
-                pub fn shared_mem(self, _: u32) -> Self { self }
+                pub fn shared_mem(self, _: impl ::ferrocuda::LaunchInt) -> Self { self }
                 /// Launches nothing: the kernel was rejected at compile time.
                 #[allow(clippy::too_many_arguments, reason = "one argument per kernel parameter")]
                 pub fn launch(self, #(#args: impl ::core::marker::Sized),*) -> ::ferrocuda::Result<()> {
@@ -86,11 +86,13 @@ fn handle(func: &ItemFn, launcher: &Ident) -> (TokenStream, TokenStream, TokenSt
             quote!(),
             quote! {
                 /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn grid(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
+                pub fn grid(self, _: impl ::ferrocuda::IntoDim3) -> #launcher { #launcher }
                 /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn block(self, _: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
+                pub fn block(self, _: impl ::ferrocuda::IntoDim3) -> #launcher { #launcher }
                 /// Starts a launch (the kernel was rejected: it cannot be launched).
                 pub fn config(self, _: ::ferrocuda::LaunchConfig) -> #launcher { #launcher }
+                /// Starts a launch (the kernel was rejected: it cannot be launched).
+                pub fn forall(self, _: usize) -> #launcher { #launcher }
             },
         )
     } else {
@@ -100,9 +102,11 @@ fn handle(func: &ItemFn, launcher: &Ident) -> (TokenStream, TokenStream, TokenSt
             quote!(<#(#type_params),*>),
             quote! {
                 /// Starts a launch (the kernel was rejected: it cannot be launched).
-                pub fn grid(_: impl ::core::convert::Into<::ferrocuda::Dim3>) -> #launcher { #launcher }
+                pub fn grid(_: impl ::ferrocuda::IntoDim3) -> #launcher { #launcher }
                 /// Starts a launch (the kernel was rejected: it cannot be launched).
                 pub fn config(_: ::ferrocuda::LaunchConfig) -> #launcher { #launcher }
+                /// Starts a launch (the kernel was rejected: it cannot be launched).
+                pub fn forall(_: usize) -> #launcher { #launcher }
             },
         )
     }

@@ -85,6 +85,14 @@ pub(crate) const DRIVER_ENTRY_POINTS: &[(&str, &str)] = &[
         "result::function::set_function_attribute",
     ),
     ("cuLaunchKernel", "result::launch_kernel"),
+    (
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        "result::occupancy::max_active_block_per_multiprocessor",
+    ),
+    (
+        "cuOccupancyMaxPotentialBlockSize",
+        "result::occupancy::max_potential_block_size",
+    ),
 ];
 
 /// What [`check`] found wrong, kept for the process (the library never changes once loaded).

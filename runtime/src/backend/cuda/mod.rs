@@ -1,7 +1,8 @@
 //! The CUDA backend: a primary context on one GPU, and every driver call the runtime makes.
 //!
 //! This folder is the only place that names `cudarc`. [`launch`] is what a launch does on a GPU;
-//! [`module`] loads PTX modules and kernel functions and reads device panic records; [`memory`]
+//! [`module`] loads PTX modules and kernel functions and reads device panic records; [`inspect`]
+//! reads a kernel's attributes and occupancy; [`memory`]
 //! allocates and copies; [`stream`] holds streams and events; [`interop`] is the public escape
 //! hatch to the underlying cudarc objects. The context is made current in one place,
 //! [`make_current`] (in [`mod@driver`], with the conversion of driver errors). Before the first
@@ -11,6 +12,7 @@
 pub(crate) mod context_loss;
 pub(crate) mod driver;
 pub(crate) mod driver_library;
+pub(crate) mod inspect;
 pub(crate) mod interop;
 pub(crate) mod launch;
 pub(crate) mod memory;

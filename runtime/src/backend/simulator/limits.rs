@@ -1,7 +1,8 @@
-//! What the simulated device reports about itself.
+//! What the simulated device reports about itself: the limits of a launch and of a multiprocessor.
 
 use crate::Dim3;
 use crate::vocabulary::limits::DeviceLimits;
+use crate::vocabulary::occupancy::MultiprocessorLimits;
 
 /// The limits launches on the simulator are checked against (those of an H100: 48 KiB of shared
 /// memory per block without opting in, 227 KiB with).
@@ -13,4 +14,19 @@ pub(super) const LIMITS: DeviceLimits = DeviceLimits {
     max_shared_memory_per_block_optin: 227 * 1024,
     warp_size: 32,
     multiprocessor_count: 1,
+};
+
+/// The multiprocessor occupancy is computed against on the simulator: an H100's (compute
+/// capability 9.0: 2048 threads, 32 blocks, 228 KiB of shared memory with 1 KiB reserved per
+/// block, 65536 registers in 4 sub-partitions).
+pub(super) const MULTIPROCESSOR: MultiprocessorLimits = MultiprocessorLimits {
+    max_threads: 2048,
+    max_blocks: 32,
+    shared_bytes: 228 * 1024,
+    reserved_shared_per_block: 1024,
+    shared_allocation_unit: 128,
+    registers: 65536,
+    register_allocation_unit: 256,
+    sub_partitions: 4,
+    warp_size: 32,
 };

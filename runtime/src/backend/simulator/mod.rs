@@ -33,6 +33,7 @@ mod block;
 mod constants;
 mod hooks;
 pub(crate) mod host_memory;
+mod inspect;
 mod limits;
 mod output;
 mod panic_capture;

@@ -40,6 +40,24 @@ rm -rf "$bundle/tests" "$bundle/examples"
 cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
+# The same kernels without line tables (FERROCUDA_LINEINFO=0), in a target dir of their own so
+# the default build stays as it is: the benchmark times both and ptxas reports both.
+echo "building the kernels without line tables (FERROCUDA_LINEINFO=0, target/nolineinfo)..." >&2
+started=$SECONDS
+FERROCUDA_LINEINFO=0 CARGO_TARGET_DIR=target/nolineinfo cargo build --release -q -p kernels-nvptx
+echo "  took $((SECONDS - started)) s" >&2
+cp "$(ls -t target/nolineinfo/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" \
+  "$bundle/bench/kernels-nolineinfo.ptx"
+# numba-cuda needs NumPy 2.2 (the GPU machine's NumPy 2.5 breaks it, and it has no internet):
+# bench/run.sh installs this wheel into a private directory for the Numba script alone. Kept in
+# .whl/ (git-ignored) between bundles.
+numpy_wheel=numpy-2.2.6-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+if [ ! -f ".whl/$numpy_wheel" ]; then
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+    --platform manylinux_2_17_x86_64 numpy==2.2.6 -d .whl \
+    || echo "numpy wheel not downloaded: the Numba column will show n/a" >&2
+fi
+cp ".whl/$numpy_wheel" "$bundle/bench/" 2>/dev/null || true
 cp scripts/gpu-run.sh "$bundle/run.sh"
 du -sh "$bundle" >&2
 ls "$bundle"/* >&2

@@ -49,7 +49,7 @@ pub fn svg(rows: &[Measurement], title: &str) -> Result<String, String> {
         .flatten()
         .flatten()
         .fold(1.0f64, |a, &b| a.max(b))
-        * 1.25;
+        * 1.35;
     let mut out = String::new();
     draw(&mut out, title, &kernels, &ratios, top).map_err(|e| format!("drawing the chart: {e}"))?;
     Ok(out)
@@ -92,7 +92,7 @@ fn draw(
     top: f64,
 ) -> Result<(), String> {
     let root = SVGBackend::with_string(out, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(text)?;
+    root.fill(&WHITE).map_err(text_error)?;
     let groups = kernels.len() as f64;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
@@ -100,7 +100,7 @@ fn draw(
         .x_label_area_size(48)
         .y_label_area_size(64)
         .build_cartesian_2d(0.0..groups, 0.0..top)
-        .map_err(text)?;
+        .map_err(text_error)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -108,7 +108,7 @@ fn draw(
         .y_desc("throughput relative to CUDA C (higher is better)")
         .y_label_formatter(&|v| format!("{v:.1}"))
         .draw()
-        .map_err(text)?;
+        .map_err(text_error)?;
     let width = 0.8 / IMPLEMENTATIONS.len() as f64;
     let label_font =
         TextStyle::from(("sans-serif", 11).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
@@ -120,7 +120,7 @@ fn draw(
         });
         chart
             .draw_series(bars)
-            .map_err(text)?
+            .map_err(text_error)?
             .label(*name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
         let labels = ratios.iter().enumerate().map(|(i, r)| {
@@ -131,7 +131,7 @@ fn draw(
             };
             Text::new(text, (x, y + top * 0.01), label_font.clone())
         });
-        chart.draw_series(labels).map_err(text)?;
+        chart.draw_series(labels).map_err(text_error)?;
     }
     // The CUDA C line.
     chart
@@ -139,32 +139,36 @@ fn draw(
             vec![(0.0, 1.0), (groups, 1.0)],
             BLACK.mix(0.5).stroke_width(1),
         )))
-        .map_err(text)?;
+        .map_err(text_error)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK.mix(0.4))
         .draw()
-        .map_err(text)?;
-    // Kernel names under their groups, on the root area (the plotting area clips below the axis).
+        .map_err(text_error)?;
+    // Kernel names under their groups, on the root area (the plotting area clips below the
+    // axis): the description up to its first comma, and the unit on a second line.
     let name_font =
         TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
     for (i, k) in kernels.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-        root.draw(&Text::new(
-            format!("{} ({})", k.description, k.unit),
-            (x, y + 10),
-            name_font.clone(),
-        ))
-        .map_err(text)?;
+        let name = k.description.split(", ").next().unwrap_or(k.id);
+        for (line, text) in [name, k.unit].into_iter().enumerate() {
+            root.draw(&Text::new(
+                text,
+                (x, y + 8 + 16 * line as i32),
+                name_font.clone(),
+            ))
+            .map_err(text_error)?;
+        }
     }
-    root.present().map_err(text)?;
+    root.present().map_err(text_error)?;
     Ok(())
 }
 
 /// A drawing error as text (plotters' errors borrow the backend).
-fn text(error: impl std::fmt::Display) -> String {
+fn text_error(error: impl std::fmt::Display) -> String {
     error.to_string()
 }
 
@@ -194,7 +198,7 @@ mod tests {
         assert!(svg.starts_with("<svg"), "{svg}");
         assert!(svg.contains("test chart"));
         // sum has no CUDA C figure: only matmul is drawn, with its unit.
-        assert!(svg.contains("matmul 4096, 16x16 shared tiles (TFLOP/s)"));
+        assert!(svg.contains("\nmatmul 4096\n") && svg.contains("\nTFLOP/s\n"));
         assert!(!svg.contains("sum 2^26"));
         // Ratios 2.00, 1.00, 0.50 above the bars, n/a for Numba.
         for label in [

@@ -15,12 +15,15 @@ cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
 out="${BENCH_OUT:-${OUT:-/tmp/ferrocuda-out}}"
 mkdir -p "$out"
+# A failing step is reported and the others still run; the exit status says whether any failed.
+status=0
 nvcc -O3 -arch="$arch" -ptx vecadd.cu -o vecadd_cuda.ptx
 nvcc -O3 -arch="$arch" vecadd.cu -o launch_overhead
 # The C program's <<<>>> cost: the median of three runs of it (each a median of 7 x 10,000).
 cuda_launch=$(for run in 1 2 3; do ./launch_overhead 10000 7 | awk '/cuda_c_launch_us/ {print $2}'; done | sort -g | sed -n 2p)
 echo "=== foundation"
-../examples/bench_foundation --cuda-ptx vecadd_cuda.ptx --cuda-launch-us "$cuda_launch"
+../examples/bench_foundation --cuda-ptx vecadd_cuda.ptx --cuda-launch-us "$cuda_launch" \
+  || { status=$?; echo "bench_foundation FAILED ($status)"; }
 
 if [ -x ../examples/bench_kernels ]; then
   nvcc -O3 -arch="$arch" -ptx reference_kernels.cu -o reference_kernels.ptx
@@ -72,7 +75,8 @@ if [ -x ../examples/bench_kernels ]; then
 
   echo "=== kernels"
   ../examples/bench_kernels --cuda-ptx reference_kernels.ptx --references cupy.csv,numba.csv \
-    ${no_lineinfo_args[@]+"${no_lineinfo_args[@]}"} --out-dir "$out"
+    ${no_lineinfo_args[@]+"${no_lineinfo_args[@]}"} --out-dir "$out" \
+    || { status=$?; echo "bench_kernels FAILED ($status)"; }
 fi
 
 # The first launch of a kernels-nvptx kernel in a fresh process, with the driver's compute cache
@@ -86,11 +90,16 @@ if [ -x "$first_launch" ]; then
   echo "| FERROCUDA_MODULE_LOAD | module | first launch, cold cache, ms | warm cache, ms | cold - warm, ms | second launch, ms | context, ms | target (auto) |"
   echo "|---|---|---|---|---|---|---|---|"
   for mode in auto ptx; do
-    FERROCUDA_MODULE_LOAD=$mode "$first_launch" >/dev/null
+    FERROCUDA_MODULE_LOAD=$mode "$first_launch" >/dev/null 2>&1 || true
     cold="" warm="" second="" context="" format=""
     for run in 1 2 3; do
-      c=$(CUDA_CACHE_DISABLE=1 FERROCUDA_MODULE_LOAD=$mode "$first_launch")
-      w=$(FERROCUDA_MODULE_LOAD=$mode "$first_launch")
+      c="" w=""
+      if ! c=$(CUDA_CACHE_DISABLE=1 FERROCUDA_MODULE_LOAD=$mode "$first_launch" 2>&1) \
+        || ! w=$(FERROCUDA_MODULE_LOAD=$mode "$first_launch" 2>&1); then
+        status=1
+        echo "first_launch FAILED (FERROCUDA_MODULE_LOAD=$mode): $c $w" | tail -n 5
+        continue 2
+      fi
       cold+="$(field first_launch_ms <<<"$c")"$'\n'
       warm+="$(field first_launch_ms <<<"$w")"$'\n'
       second+="$(field second_launch_ms <<<"$w")"$'\n'
@@ -109,3 +118,4 @@ if [ -x "$first_launch" ]; then
 else
   echo "skipped: $first_launch is not in this bundle"
 fi
+exit "$status"

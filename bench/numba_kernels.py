@@ -1,8 +1,9 @@
 """Numba's side of the kernel benchmark: the same algorithms as ferrocuda's kernels, written the
 natural Numba way with @cuda.jit and the same block and tile sizes, the same sizes as
 examples/examples/bench_kernels.rs, each timed with CUDA events (one launch between two events,
-3 warm-up rounds, the median of the rest; the launch includes Numba's host-side dispatch) and
-checked against NumPy. The sum reads one float at a time (Numba has no natural 16-byte load).
+3 warm-up rounds, the median of the rest; the launch includes Numba's host-side dispatch, so the
+notes also give vecadd, matmul and transpose launched 10 times back to back) and checked against
+NumPy. The sum reads one float at a time (Numba has no natural 16-byte load).
 
 Usage: python3 numba_kernels.py --out numba.csv. numba-cuda needs NumPy 2.2: bench/run.sh puts
 the bundled wheel first on PYTHONPATH. If Numba cannot be imported or finds no GPU, every kernel
@@ -126,6 +127,23 @@ def time_ms(kernel, launch, before=None):
     return rc.median(times)
 
 
+def back_to_back(kernel, launch, launches=10):
+    """A note with the figure of `launches` back-to-back launches between two events (Numba's
+    host dispatch then overlaps the previous launch's run): the kernel's own speed."""
+    start, end = cuda.event(), cuda.event()
+    times = []
+    for i in range(rc.WARM_UP + rc.KERNELS[kernel][0]):
+        start.record()
+        for _ in range(launches):
+            launch()
+        end.record()
+        end.synchronize()
+        if i >= rc.WARM_UP:
+            times.append(cuda.event_elapsed_time(start, end) / launches)
+    value = rc.amount(kernel) / rc.median(times) / 1e6
+    return f"{launches} back-to-back launches: {value:.2f} {rc.KERNELS[kernel][1]}"
+
+
 def registers(kernel):
     """Registers per thread of a kernel's one compiled specialisation, or None."""
     try:
@@ -146,7 +164,7 @@ def vecadd():
     launch = vecadd_kernel[(n + 255) // 256, 256]
     ms = time_ms("vecadd", lambda: launch(a, b, c))
     assert np.array_equal(c.copy_to_host(), ha + hb), "vecadd differs from NumPy"
-    return ms, registers(vecadd_kernel), ""
+    return ms, registers(vecadd_kernel), back_to_back("vecadd", lambda: launch(a, b, c))
 
 
 def matmul():
@@ -160,7 +178,7 @@ def matmul():
     expected = ha[rows].astype(np.float64) @ hb.astype(np.float64)
     worst = np.abs(c.copy_to_host()[rows] - expected).max()
     assert worst < 1e-2, f"matmul differs from NumPy by {worst}"
-    return ms, registers(matmul_kernel), ""
+    return ms, registers(matmul_kernel), back_to_back("matmul", lambda: launch(a, b, c))
 
 
 def transpose():
@@ -170,7 +188,7 @@ def transpose():
     launch = transpose_kernel[(n // 32, n // 32), (32, 8)]
     ms = time_ms("transpose", lambda: launch(x, t))
     assert np.array_equal(t.copy_to_host(), hx.T), "transpose differs from NumPy"
-    return ms, registers(transpose_kernel), ""
+    return ms, registers(transpose_kernel), back_to_back("transpose", lambda: launch(x, t))
 
 
 def histogram():

@@ -366,6 +366,14 @@ fn grid_stride_blocks(device: &Device) -> u32 {
     device.limits().multiprocessor_count * 8
 }
 
+/// The implementations the histogram and sum check, in the order of their buffers.
+const VARIANTS: [&str; 4] = [
+    "ferrocuda",
+    "CUDA C",
+    "cuLaunchKernel of the default PTX",
+    "cuLaunchKernel of the PTX without line tables",
+];
+
 /// A variant that clears `out` (outside the timing) before each timed `launch`.
 fn cleared<'a, T: ferrocuda::DeviceCopy + Default>(
     implementation: &'static str,
@@ -393,23 +401,19 @@ fn histogram_rows(device: &Device, modules: &Modules) -> ExampleResult<Vec<Measu
         .map(|v| ((v + 1.0) * 1e6) as u32)
         .collect();
     let data = DeviceBuffer::from_slice(device, &values)?;
-    let mut bins: Vec<DeviceBuffer<u32>> = (0..4)
-        .map(|_| DeviceBuffer::<u32>::zeros(device, 256))
-        .collect::<ferrocuda::Result<_>>()?;
+    let bins = || DeviceBuffer::<u32>::zeros(device, 256);
+    let (mut h1, mut h2, mut h3, mut h4) = (bins()?, bins()?, bins()?, bins()?);
     let f = modules.cuda.load_function("histogram_shared_cuda")?;
     let blocks = grid_stride_blocks(device);
     let (pd, nn) = (data.device_ptr(), n as u64);
-    let [h1, h2, h3, h4] = bins.as_mut_slice() else {
-        unreachable!("four buffers")
-    };
     let mut variants = vec![
         cleared(
             "ferrocuda",
             registers(&modules.ours.load_function("histogram_shared")?),
-            h1,
+            &mut h1,
             |h| launch!(histogram_shared[blocks, 256](&data, h)),
         ),
-        cleared("cuda_c", registers(&f), h2, |h| {
+        cleared("cuda_c", registers(&f), &mut h2, |h| {
             let ph = h.device_ptr();
             // SAFETY: the parameters are the CUDA C kernel's, on live buffers.
             unsafe {
@@ -426,7 +430,7 @@ fn histogram_rows(device: &Device, modules: &Modules) -> ExampleResult<Vec<Measu
         for ((implementation, module), h) in LINE_TABLES
             .into_iter()
             .zip([&modules.ours, no_lineinfo])
-            .zip([h3, h4])
+            .zip([&mut h3, &mut h4])
         {
             let entry = module.load_function("histogram_shared")?;
             let r = registers(&entry);
@@ -439,9 +443,9 @@ fn histogram_rows(device: &Device, modules: &Modules) -> ExampleResult<Vec<Measu
     let rows = measure(device, "histogram", 4.0 * n as f64, 20, variants)?;
     let expected = reference::histogram(&values);
     let checked = if modules.no_lineinfo.is_some() { 4 } else { 2 };
-    for (i, h) in bins.iter().take(checked).enumerate() {
+    for (i, h) in [&h1, &h2, &h3, &h4].into_iter().take(checked).enumerate() {
         if h.to_vec()? != expected {
-            return Err(format!("histogram of variant {i} differs from the CPU").into());
+            return Err(format!("histogram of {} differs from the CPU", VARIANTS[i]).into());
         }
     }
     Ok(rows)
@@ -454,22 +458,18 @@ fn sum_rows(device: &Device, modules: &Modules) -> ExampleResult<Vec<Measurement
     let blocks = grid_stride_blocks(device);
     let host = random_f32(n, 5);
     let x = DeviceBuffer::from_slice(device, &host)?;
-    let mut totals: Vec<DeviceBuffer<f32>> = (0..4)
-        .map(|_| DeviceBuffer::<f32>::zeros(device, 1))
-        .collect::<ferrocuda::Result<_>>()?;
+    let total = || DeviceBuffer::<f32>::zeros(device, 1);
+    let (mut s1, mut s2, mut s3, mut s4) = (total()?, total()?, total()?, total()?);
     let f = modules.cuda.load_function("sum_warp_shuffle_cuda")?;
     let (px, nn) = (x.device_ptr(), n as u64);
-    let [s1, s2, s3, s4] = totals.as_mut_slice() else {
-        unreachable!("four buffers")
-    };
     let mut variants = vec![
         cleared(
             "ferrocuda",
             registers(&modules.ours.load_function("sum_warp_shuffle")?),
-            s1,
+            &mut s1,
             |s| launch!(sum_warp_shuffle[blocks, 256](&x, s)),
         ),
-        cleared("cuda_c", registers(&f), s2, |s| {
+        cleared("cuda_c", registers(&f), &mut s2, |s| {
             let ps = s.device_ptr();
             // SAFETY: the parameters are the CUDA C kernel's, on live buffers.
             unsafe {
@@ -486,7 +486,7 @@ fn sum_rows(device: &Device, modules: &Modules) -> ExampleResult<Vec<Measurement
         for ((implementation, module), s) in LINE_TABLES
             .into_iter()
             .zip([&modules.ours, no_lineinfo])
-            .zip([s3, s4])
+            .zip([&mut s3, &mut s4])
         {
             let entry = module.load_function("sum_warp_shuffle")?;
             let r = registers(&entry);
@@ -499,10 +499,10 @@ fn sum_rows(device: &Device, modules: &Modules) -> ExampleResult<Vec<Measurement
     let rows = measure(device, "sum", 4.0 * n as f64, 40, variants)?;
     let expected: f64 = host.iter().map(|&v| v as f64).sum();
     let checked = if modules.no_lineinfo.is_some() { 4 } else { 2 };
-    for (i, s) in totals.iter().take(checked).enumerate() {
+    for (i, s) in [&s1, &s2, &s3, &s4].into_iter().take(checked).enumerate() {
         let got = s.to_vec()?[0] as f64;
         if (got - expected).abs() > 1e-3 * (1.0 + expected.abs()) + 1.0 {
-            return Err(format!("sum of variant {i} is {got}, the CPU says {expected}").into());
+            return Err(format!("sum of {} is {got}, the CPU says {expected}", VARIANTS[i]).into());
         }
     }
     Ok(rows)

@@ -52,8 +52,11 @@ if [ -x ../examples/bench_kernels ]; then
       printf "%s | %s / %s | %d / %d | %d / %d |\n", $1, regs($2), r[$1], num($3, "bytes stack frame"), f[$1],
         num($3, "bytes spill stores") + num($3, "bytes spill loads"), sp[$1]
     }' ptxas-nolineinfo.md ptxas-lineinfo.md
+  differ=$(awk -F' [|] ' 'NR == FNR { none[$1] = $2 $3; next } !($1 in none) || none[$1] != $2 $3 { d++ } END { print d + 0 }' \
+    ptxas-nolineinfo.md ptxas-lineinfo.md)
   echo "kernels whose ptxas report differs with and without line tables: $differ of $(wc -l <ptxas-lineinfo.md)"
 
+  rm -f cupy.csv numba.csv
   echo "=== CuPy"
   PYTHONUNBUFFERED=1 python3 cupy_kernels.py --out cupy.csv || echo "cupy_kernels.py failed: CuPy figures left out"
   echo "=== Numba"

@@ -7,7 +7,7 @@
 //! out, and plotters sizes the label areas with its built-in estimate, so writing the chart needs
 //! no font files (the GPU machine has none).
 
-use crate::bench_report::{IMPLEMENTATIONS, Measurement, kernels_in, markdown, value};
+use crate::bench_report::{IMPLEMENTATIONS, Measurement, figure, kernels_in, markdown, value};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
@@ -51,7 +51,8 @@ pub fn svg(rows: &[Measurement], title: &str) -> Result<String, String> {
         .fold(1.0f64, |a, &b| a.max(b))
         * 1.35;
     let mut out = String::new();
-    draw(&mut out, title, &kernels, &ratios, top).map_err(|e| format!("drawing the chart: {e}"))?;
+    draw(&mut out, title, rows, &kernels, &ratios, top)
+        .map_err(|e| format!("drawing the chart: {e}"))?;
     Ok(out)
 }
 
@@ -87,6 +88,7 @@ pub fn write_report(
 fn draw(
     out: &mut String,
     title: &str,
+    rows: &[Measurement],
     kernels: &[crate::bench_report::Kernel],
     ratios: &[Vec<Option<f64>>],
     top: f64,
@@ -104,6 +106,7 @@ fn draw(
     chart
         .configure_mesh()
         .disable_x_mesh()
+        .light_line_style(WHITE)
         .x_labels(0)
         .y_desc("throughput relative to CUDA C (higher is better)")
         .y_label_formatter(&|v| format!("{v:.1}"))
@@ -148,13 +151,18 @@ fn draw(
         .draw()
         .map_err(text_error)?;
     // Kernel names under their groups, on the root area (the plotting area clips below the
-    // axis): the description up to its first comma, and the unit on a second line.
+    // axis): the description up to its first comma, and CUDA C's figure on a second line.
     let name_font =
         TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
     for (i, k) in kernels.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
         let name = k.description.split(", ").next().unwrap_or(k.id);
-        for (line, text) in [name, k.unit].into_iter().enumerate() {
+        let base = format!(
+            "CUDA C: {} {}",
+            figure(value(rows, k.id, "cuda_c"), k.unit),
+            k.unit
+        );
+        for (line, text) in [name, &base].into_iter().enumerate() {
             root.draw(&Text::new(
                 text,
                 (x, y + 8 + 16 * line as i32),
@@ -198,7 +206,7 @@ mod tests {
         assert!(svg.starts_with("<svg"), "{svg}");
         assert!(svg.contains("test chart"));
         // sum has no CUDA C figure: only matmul is drawn, with its unit.
-        assert!(svg.contains("\nmatmul 4096\n") && svg.contains("\nTFLOP/s\n"));
+        assert!(svg.contains("\nmatmul 4096\n") && svg.contains("\nCUDA C: 4.00 TFLOP/s\n"));
         assert!(!svg.contains("sum 2^26"));
         // Ratios 2.00, 1.00, 0.50 above the bars, n/a for Numba.
         for label in [

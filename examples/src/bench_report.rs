@@ -241,8 +241,9 @@ fn known_implementations() -> impl Iterator<Item = &'static str> {
         .chain(LINE_TABLES)
 }
 
-/// A figure with the precision the table shows: TFLOP/s with two decimals, GB/s whole.
-fn figure(value: Option<f64>, unit: &str) -> String {
+/// A figure with the precision the report shows: TFLOP/s with two decimals, GB/s whole; `n/a`
+/// for none.
+pub fn figure(value: Option<f64>, unit: &str) -> String {
     match value {
         None => "n/a".into(),
         Some(v) if unit == "TFLOP/s" => format!("{v:.2}"),

@@ -2,7 +2,9 @@
 # Builds everything that must run on the GPU machine (which has no Rust toolchain) and copies it
 # into .device-bundle/ (git-ignored), with run.sh to execute there:
 #
-#   bash scripts/gpu-bundle.sh            # here: build test binaries, examples, benchmarks
+#   bash scripts/gpu-bundle.sh            # here: build test binaries, examples, benchmarks (and
+#                                         # the kernels' PTX without line tables, the NumPy 2.2
+#                                         # wheel for Numba: see below)
 #   device run: carry [".device-bundle"], command "bash .device-bundle/run.sh [tests|examples|bench|all]"
 #
 # FERROCUDA_ARCH (default sm_90 here: the GPU machine is Hopper) picks the PTX target.

@@ -1,7 +1,16 @@
-// CUDA C references for the kernel-language benchmark (issue: the kernel language), the same
-// algorithms as ferrocuda's kernels in kernels-nvptx, built with nvcc on the GPU machine:
+// CUDA C references for the benchmarks, the same algorithms as ferrocuda's kernels in
+// kernels-nvptx, built with nvcc on the GPU machine:
 //   nvcc -O3 -arch=sm_90 -ptx reference_kernels.cu -o reference_kernels.ptx
-// and timed side by side with ferrocuda's kernels by examples/examples/bench_kernels.rs.
+// and timed side by side with ferrocuda's kernels by examples/examples/bench_kernels.rs (and
+// bench_foundation.rs, through vecadd.cu, which includes this file). bench/cupy_kernels.py
+// compiles this file with NVRTC (CuPy RawModule) for the kernels it runs as RawKernels, so it
+// must stay free of host code and #includes.
+
+// c = a + b, one thread per element.
+extern "C" __global__ void vecadd_cuda(const float* a, const float* b, float* c, unsigned long long n) {
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
 
 // C = A B, A m x n, B n x p, row-major; 16x16 shared tiles, any size (bounds-checked loads).
 extern "C" __global__ void matmul_tiled_cuda(const float* a, const float* b, float* c,
@@ -46,4 +55,30 @@ extern "C" __global__ void histogram_shared_cuda(const unsigned* data, unsigned 
     __syncthreads();
     for (unsigned i = threadIdx.x; i < 256; i += blockDim.x)
         if (local[i]) atomicAdd(&bins[i], local[i]);
+}
+
+// *out += sum(x): grid-stride float4 loads (scalar loads for the tail), a tree of warp shuffles,
+// one shared slot per warp, and one atomic add per block (blocks of a multiple of 32 threads;
+// x must be 16-byte aligned, as cudaMalloc'd memory is).
+extern "C" __global__ void sum_warp_shuffle_cuda(const float* x, unsigned long long n, float* out) {
+    __shared__ float warp_sums[32];
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    const float4* body = reinterpret_cast<const float4*>(x);
+    unsigned long long groups = n / 4;
+    float sum = 0.0f;
+    for (unsigned long long k = i; k < groups; k += stride) {
+        float4 v = body[k];
+        sum += (v.x + v.y) + (v.z + v.w);
+    }
+    if (i < n - groups * 4) sum += x[groups * 4 + i];
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) {
+        float total = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
+        for (int offset = 16; offset > 0; offset /= 2) total += __shfl_down_sync(0xffffffffu, total, offset);
+        if (lane == 0) atomicAdd(out, total);
+    }
 }

@@ -1,22 +1,124 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (from .device-bundle/bench): builds the CUDA C side with nvcc, then
-# runs ferrocuda's benchmark programs, which time both sides in one process with CUDA events.
+# Runs on the GPU machine (from .device-bundle/bench): builds the CUDA C side with nvcc, measures
+# CuPy and Numba on the same kernels, then runs ferrocuda's benchmark programs, which time
+# ferrocuda and CUDA C in one process with CUDA events and write the report.
+#
+# Writes bench-results.csv, bench-results.md and bench-chart.svg into BENCH_OUT (default $OUT, or
+# /tmp/ferrocuda-out). Settings: BENCH_ARCH (sm_90) is nvcc's target.
+#
+# Steps: 1. foundation (vecadd and launch cost against CUDA C), 2. registers of the CUDA C
+# references and of ferrocuda's kernels with and without line tables (ptxas -v), 3. CuPy and
+# Numba (bench/cupy_kernels.py, bench/numba_kernels.py; n/a when they cannot run), 4. the kernel
+# benchmark and its report, 5. the first launch with the driver's cache cold and warm.
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
+out="${BENCH_OUT:-${OUT:-/tmp/ferrocuda-out}}"
+mkdir -p "$out"
+# A failing step is reported and the others still run; the exit status says whether any failed.
+status=0
 nvcc -O3 -arch="$arch" -ptx vecadd.cu -o vecadd_cuda.ptx
 nvcc -O3 -arch="$arch" vecadd.cu -o launch_overhead
 # The C program's <<<>>> cost: the median of three runs of it (each a median of 7 x 10,000).
 cuda_launch=$(for run in 1 2 3; do ./launch_overhead 10000 7 | awk '/cuda_c_launch_us/ {print $2}'; done | sort -g | sed -n 2p)
-../examples/bench_foundation --cuda-ptx vecadd_cuda.ptx --cuda-launch-us "$cuda_launch"
+echo "=== foundation"
+../examples/bench_foundation --cuda-ptx vecadd_cuda.ptx --cuda-launch-us "$cuda_launch" \
+  || { status=$?; echo "bench_foundation FAILED ($status)"; }
+
 if [ -x ../examples/bench_kernels ]; then
   nvcc -O3 -arch="$arch" -ptx reference_kernels.cu -o reference_kernels.ptx
-  echo "CUDA C references, ptxas -v ($arch):"
+  echo "=== CUDA C references, ptxas -v ($arch)"
   nvcc -O3 -arch="$arch" -cubin -Xptxas -v reference_kernels.cu -o /dev/null 2>&1 | grep -E "Compiling entry|Used|spill" || true
-  cupy=$(PYTHONUNBUFFERED=1 python3 cupy_sum.py | awk '/cupy_sum_gbs/ {print $2}')
-  echo "ferrocuda kernels, ptxas -v ($arch):"
-  echo "| kernel | registers, barriers, shared memory | stack frame, spills |"
-  echo "|---|---|---|"
-  bash ptxas_report.sh kernels.ptx "$arch"
-  ../examples/bench_kernels --cuda-ptx reference_kernels.ptx --cupy-sum-gbs "$cupy"
+
+  # The benchmark's kernels, with line tables (the default build) and without
+  # (FERROCUDA_LINEINFO=0), side by side; then how many of all kernels differ at all.
+  echo "=== ferrocuda kernels, ptxas -v ($arch): line tables (default) / FERROCUDA_LINEINFO=0"
+  bash ptxas_report.sh kernels.ptx "$arch" >ptxas-lineinfo.md
+  no_lineinfo_args=()
+  if [ -f kernels-nolineinfo.ptx ]; then
+    bash ptxas_report.sh kernels-nolineinfo.ptx "$arch" >ptxas-nolineinfo.md
+    no_lineinfo_args=(--no-lineinfo-ptx kernels-nolineinfo.ptx)
+  else
+    echo "(kernels-nolineinfo.ptx absent: no line-table comparison)"
+    cp ptxas-lineinfo.md ptxas-nolineinfo.md
+  fi
+  echo "| kernel | registers (line tables / none) | stack frame, bytes | spill stores + loads, bytes |"
+  echo "|---|---|---|---|"
+  awk -F' [|] ' '
+    function num(s, what,   m) { return match(s, "[0-9]+ " what) ? substr(s, RSTART, RLENGTH - length(what) - 1) + 0 : 0 }
+    function regs(s) { return match(s, /Used [0-9]+ registers/) ? substr(s, RSTART + 5, RLENGTH - 15) : "?" }
+    NR == FNR { r[$1] = regs($2); f[$1] = num($3, "bytes stack frame"); sp[$1] = num($3, "bytes spill stores") + num($3, "bytes spill loads"); next }
+    $1 ~ /^[|] (vecadd|matmul_tiled|matmul_tiled_unchecked|transpose_tiled32|histogram_shared|sum_warp_shuffle)$/ {
+      printf "%s | %s / %s | %d / %d | %d / %d |\n", $1, regs($2), r[$1], num($3, "bytes stack frame"), f[$1],
+        num($3, "bytes spill stores") + num($3, "bytes spill loads"), sp[$1]
+    }' ptxas-nolineinfo.md ptxas-lineinfo.md
+  differ=$(awk -F' [|] ' 'NR == FNR { none[$1] = $2 $3; next } !($1 in none) || none[$1] != $2 $3 { d++ } END { print d + 0 }' \
+    ptxas-nolineinfo.md ptxas-lineinfo.md)
+  echo "kernels whose ptxas report differs with and without line tables: $differ of $(wc -l <ptxas-lineinfo.md)"
+
+  rm -f cupy.csv numba.csv
+  echo "=== CuPy"
+  PYTHONUNBUFFERED=1 python3 cupy_kernels.py --out cupy.csv || echo "cupy_kernels.py failed: CuPy figures left out"
+  echo "=== Numba"
+  # numba-cuda needs NumPy 2.2, carried as a wheel: install it into a directory of its own, put
+  # first on PYTHONPATH for the Numba script only (no internet here: --no-index).
+  numba_path=""
+  wheel=$(ls numpy-2.2*.whl 2>/dev/null | head -1 || true)
+  if [ -n "$wheel" ]; then
+    if python3 -m pip install -q --no-deps --no-index --target numpy22 "$wheel"; then
+      numba_path="$PWD/numpy22"
+    else
+      echo "installing $wheel failed: Numba runs with the machine's NumPy"
+    fi
+  else
+    echo "no NumPy 2.2 wheel in the bundle: Numba runs with the machine's NumPy"
+  fi
+  PYTHONUNBUFFERED=1 PYTHONPATH="$numba_path${PYTHONPATH:+:$PYTHONPATH}" python3 numba_kernels.py --out numba.csv \
+    || echo "numba_kernels.py failed: Numba figures left out"
+
+  echo "=== kernels"
+  ../examples/bench_kernels --cuda-ptx reference_kernels.ptx --references cupy.csv,numba.csv \
+    ${no_lineinfo_args[@]+"${no_lineinfo_args[@]}"} --out-dir "$out" \
+    || { status=$?; echo "bench_kernels FAILED ($status)"; }
 fi
+
+# The first launch of a kernels-nvptx kernel in a fresh process, with the driver's compute cache
+# disabled (CUDA_CACHE_DISABLE=1: the PTX is JIT-compiled at load) and warm (after one run to
+# fill it), for FERROCUDA_MODULE_LOAD=auto and =ptx: medians of 3 runs each.
+echo "=== first launch"
+first_launch=../examples/first_launch
+if [ -x "$first_launch" ]; then
+  field() { awk -v k="$1" '$1 == k { print $2 }'; }
+  median3() { sort -g | sed -n 2p; }
+  echo "| FERROCUDA_MODULE_LOAD | module | first launch, cold cache, ms | warm cache, ms | cold - warm, ms | second launch, ms | context, ms | target (auto) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for mode in auto ptx; do
+    FERROCUDA_MODULE_LOAD=$mode "$first_launch" >/dev/null 2>&1 || true
+    cold="" warm="" second="" context="" format=""
+    for run in 1 2 3; do
+      c="" w=""
+      if ! c=$(CUDA_CACHE_DISABLE=1 FERROCUDA_MODULE_LOAD=$mode "$first_launch" 2>&1) \
+        || ! w=$(FERROCUDA_MODULE_LOAD=$mode "$first_launch" 2>&1); then
+        status=1
+        echo "first_launch FAILED (FERROCUDA_MODULE_LOAD=$mode): $c $w" | tail -n 5
+        continue 2
+      fi
+      cold+="$(field first_launch_ms <<<"$c")"$'\n'
+      warm+="$(field first_launch_ms <<<"$w")"$'\n'
+      second+="$(field second_launch_ms <<<"$w")"$'\n'
+      context+="$(field context_ms <<<"$w")"$'\n'
+      format=$(awk '$1 == "module_format" { $1 = ""; sub(/^ /, ""); print }' <<<"$c")
+    done
+    cold_ms=$(median3 <<<"$cold") warm_ms=$(median3 <<<"$warm")
+    overhead=$(awk -v c="$cold_ms" -v w="$warm_ms" 'BEGIN { printf "%.1f", c - w }')
+    target="" verdict=""
+    if [ "$mode" = auto ]; then
+      verdict=$(awk -v d="$overhead" 'BEGIN { print (d <= 50 ? "met" : "MISSED") }')
+      target="<= 50 ms: $verdict"
+    fi
+    echo "| $mode | $format | $cold_ms | $warm_ms | $overhead | $(median3 <<<"$second") | $(median3 <<<"$context") | $target |"
+  done
+else
+  echo "skipped: $first_launch is not in this bundle"
+fi
+exit "$status"

@@ -1,5 +1,6 @@
-// The CUDA C reference for the foundation benchmark: the same vecadd kernel as
-// kernels-nvptx/src/elementwise.rs, built with nvcc on the GPU machine.
+// The host side of the foundation benchmark's CUDA C reference: the cost of <<<>>> on the vecadd
+// kernel of reference_kernels.cu (the same kernel as kernels-nvptx/src/elementwise.rs), built with
+// nvcc on the GPU machine.
 //   nvcc -O3 -arch=sm_90 -ptx vecadd.cu -o vecadd_cuda.ptx       (kernel, timed by the Rust bench)
 //   nvcc -O3 -arch=sm_90 vecadd.cu -o launch_overhead             (host cost of <<<>>>)
 #include <cstdio>
@@ -8,10 +9,7 @@
 #include <vector>
 #include <algorithm>
 
-extern "C" __global__ void vecadd_cuda(const float* a, const float* b, float* c, unsigned long long n) {
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) c[i] = a[i] + b[i];
-}
+#include "reference_kernels.cu"
 
 #define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
     fprintf(stderr, "%s failed: %s\n", #x, cudaGetErrorString(e)); return 1; } } while (0)

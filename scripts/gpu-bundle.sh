@@ -2,7 +2,9 @@
 # Builds everything that must run on the GPU machine (which has no Rust toolchain) and copies it
 # into .device-bundle/ (git-ignored), with run.sh to execute there:
 #
-#   bash scripts/gpu-bundle.sh            # here: build test binaries, examples, benchmarks
+#   bash scripts/gpu-bundle.sh            # here: build test binaries, examples, benchmarks (and
+#                                         # the kernels' PTX without line tables, the NumPy 2.2
+#                                         # wheel for Numba: see below)
 #   device run: carry [".device-bundle"], command "bash .device-bundle/run.sh [tests|examples|bench|all]"
 #
 # FERROCUDA_ARCH (default sm_90 here: the GPU machine is Hopper) picks the PTX target.
@@ -40,6 +42,27 @@ rm -rf "$bundle/tests" "$bundle/examples"
 cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
+# The same kernels without line tables (FERROCUDA_LINEINFO=0), in a target dir of their own so
+# the default build stays as it is: the benchmark times both and ptxas reports both. `check`
+# runs kernels-nvptx's build script (which writes the PTX) without generating host code: about
+# 1 minute from scratch on 2 cores against 2 for `build`. `--release`: a debug outer build would
+# give the kernels overflow checks.
+echo "building the kernels without line tables (FERROCUDA_LINEINFO=0, target/nolineinfo)..." >&2
+started=$SECONDS
+FERROCUDA_LINEINFO=0 CARGO_TARGET_DIR=target/nolineinfo cargo check --release -q -p kernels-nvptx
+echo "  took $((SECONDS - started)) s" >&2
+cp "$(ls -t target/nolineinfo/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" \
+  "$bundle/bench/kernels-nolineinfo.ptx"
+# numba-cuda needs NumPy 2.2 (the GPU machine's NumPy 2.5 breaks it, and it has no internet):
+# bench/run.sh installs this wheel into a private directory for the Numba script alone. Kept in
+# .whl/ (git-ignored) between bundles.
+numpy_wheel=numpy-2.2.6-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+if [ ! -f ".whl/$numpy_wheel" ]; then
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+    --platform manylinux_2_17_x86_64 numpy==2.2.6 -d .whl \
+    || echo "numpy wheel not downloaded: the Numba column will show n/a" >&2
+fi
+cp ".whl/$numpy_wheel" "$bundle/bench/" 2>/dev/null || true
 cp scripts/gpu-run.sh "$bundle/run.sh"
 du -sh "$bundle" >&2
 ls "$bundle"/* >&2

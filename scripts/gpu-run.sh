@@ -21,7 +21,7 @@ run() { # label, command...
   local label=$1; shift
   echo "=== $label"
   if "$@" >"$out/$label.log" 2>&1; then summary+=("PASS $label"); else summary+=("FAIL($?) $label"); fi
-  tail -n 40 "$out/$label.log"
+  tail -n "${TAIL_LINES:-40}" "$out/$label.log"
 }
 # --- sanitize: every GPU test binary under compute-sanitizer's four tools ------------------------
 # Each test binary runs once per tool, in one process, with only the GPU variants of its tests
@@ -188,7 +188,9 @@ if [ "$what" = sanitize ] || [ "$what" = all ]; then
   else summary+=("FAIL sanitize: $sanitize_verdict"); fi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  if [ -f bench/run.sh ]; then run bench bash bench/run.sh; fi
+  # The whole benchmark log is its report; the results table, markdown and chart go to $out too
+  # (bench-results.csv, bench-results.md, bench-chart.svg).
+  if [ -f bench/run.sh ]; then TAIL_LINES=1000 BENCH_OUT="$out" run bench bash bench/run.sh; fi
 fi
 echo "=== summary"
 printf '%s\n' "${summary[@]}"

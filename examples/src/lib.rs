@@ -3,6 +3,8 @@
 //! statistics helpers. The workspace tests (`ferrocuda-tests`) use the same references and
 //! comparison, so each exists once.
 
+pub mod bench_chart;
+pub mod bench_report;
 pub mod reference;
 
 use ferrocuda::Device;
@@ -146,6 +148,15 @@ pub fn required_arg(name: &str, what: &str) -> Result<String, String> {
         .and_then(|i| args.get(i + 1))
         .cloned()
         .ok_or_else(|| format!("{name} <{what}> is required"))
+}
+
+/// The value after `--name` on the command line, if the option is given.
+pub fn optional_arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 /// Launches `function` on the default stream with the raw driver call (`cuLaunchKernel`), for

@@ -41,5 +41,6 @@ cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
 cp scripts/gpu-run.sh "$bundle/run.sh"
+cp scripts/sanitizer-lineinfo.sh "$bundle/"  # line tables named by compute-sanitizer
 du -sh "$bundle" >&2
 ls "$bundle"/* >&2

@@ -50,16 +50,25 @@ mod error;
 mod ir_rewrite;
 mod ir_syntax;
 mod json;
+mod line_tables;
 mod link;
 mod link_args;
 mod nested;
 mod panic_rewrite;
 mod process;
+mod products;
+mod ptxas;
 mod target_cpus;
 mod toolchain;
 
-pub use config::{ARCH_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, NVPTX_TARGET, TOOLCHAIN_ENV};
-pub use contract::{CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, SHARED_SECTION};
+pub use config::{
+    ARCH_ENV, CUBIN_ARCHS_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, LINE_INFO_ENV, NVPTX_TARGET,
+    PTXAS_ENV, PTXAS_REPORT_ENV, TOOLCHAIN_ENV, default_cubin_archs,
+};
+pub use contract::{
+    BINARIES_FILE_NAME, CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, PTXAS_REPORT_FILE_NAME,
+    SHARED_SECTION, cubin_file_name,
+};
 
 use config::{Config, Requested};
 
@@ -108,6 +117,20 @@ impl Builder {
         self
     }
 
+    /// Turns the line tables of the PTX and the cubins on (the default) or off (overridden by
+    /// [`LINE_INFO_ENV`]). They let compute-sanitizer, Nsight and cuda-gdb name Rust source lines.
+    pub fn line_info(mut self, on: bool) -> Builder {
+        self.requested.line_info = Some(on);
+        self
+    }
+
+    /// Sets the GPU architectures to assemble cubins for, e.g. `["sm_80", "sm_90"]`, none older
+    /// than the PTX's (overridden by [`CUBIN_ARCHS_ENV`]; default [`default_cubin_archs`]).
+    pub fn cubin_archs<S: Into<String>>(mut self, archs: impl IntoIterator<Item = S>) -> Builder {
+        self.requested.cubin_archs = Some(archs.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// Runs the build script: outer, nested or linker mode (see the crate documentation).
     ///
     /// An error is reported to cargo as `cargo::error=` lines, which fails the build; run
@@ -134,6 +157,9 @@ impl Builder {
     fn outer(&self) -> error::Result<()> {
         println!("cargo:rerun-if-env-changed={ARCH_ENV}");
         println!("cargo:rerun-if-env-changed={TOOLCHAIN_ENV}");
+        for key in [LINE_INFO_ENV, PTXAS_ENV, CUBIN_ARCHS_ENV, PTXAS_REPORT_ENV] {
+            println!("cargo:rerun-if-env-changed={key}");
+        }
         println!("cargo:rerun-if-changed=build.rs");
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;

@@ -225,7 +225,7 @@ fn parse_switch(value: &str, key: &'static str) -> Result<bool, Error> {
 }
 
 /// The cubins made when neither [`CUBIN_ARCHS_ENV`] nor `Builder::cubin_archs` names them: the
-/// PTX's own architecture, then those of [`LATER_CUBIN_ARCHS`] newer than it.
+/// PTX's own architecture, then those of the datacenter GPUs (`sm_80`, `sm_90`) newer than it.
 ///
 /// `sm_70` PTX gets `sm_70`, `sm_80` and `sm_90` cubins (Volta and Turing, Ampere and Ada,
 /// Hopper run machine code; later GPUs JIT the PTX); `sm_90` PTX gets `sm_90` alone.

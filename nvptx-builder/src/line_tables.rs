@@ -9,8 +9,12 @@
 //! 1.1 MB instead of 0.55 MB, with DWARF for variables the code no longer keeps in registers).
 //! [`keep_line_tables_only`] removes both, leaving what `nvcc -lineinfo` leaves: `.file` and
 //! `.loc`, which ptxas (`-lineinfo`) and the driver turn into the line table of the machine code
-//! that compute-sanitizer, Nsight Compute and cuda-gdb read, without changing the code (the
-//! registers, stack and spills ptxas reports are the same as without line tables).
+//! that compute-sanitizer, Nsight Compute and cuda-gdb read, without changing the code: for the
+//! 38 kernels of kernels-nvptx and the 50 of tests/kernels (release, sm_90, ptxas 12.9), the
+//! registers, stack frames, spills, shared and constant memory `ptxas -v` reports are the same
+//! with and without line tables, kernel for kernel. What they cost is size: the kernels-nvptx
+//! PTX grows from 229 KB to 290 KB (`.loc` lines), its sm_90 cubin from 266 KB to 543 KB
+//! (ptxas keeps the PTX text, `.nv_debug_ptx_txt`, for source views, as with `nvcc -lineinfo`).
 //!
 //! A `.debug_str` section is kept: newer LLVMs name inlined functions in `.loc`
 //! (`function_name $L__info_string0`) with labels defined there, as `nvcc -lineinfo` does.

@@ -210,6 +210,8 @@ fn machine_code(config: &Config, outer: &Outer, ptx: &Path) -> Result<Cubins> {
         }
         return Ok(Cubins::default());
     };
+    // A new ptxas (scripts/fetch-ptxas.sh with another wheel) re-assembles.
+    println!("cargo:rerun-if-changed={}", ptxas.path.display());
     let cubins = ptxas::assemble_all(&ptxas, ptx, config, &outer.out_dir)?;
     for w in &cubins.warnings {
         warn(w);

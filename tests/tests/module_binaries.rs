@@ -2,11 +2,16 @@
 //! the Rust sources (for compute-sanitizer, Nsight and cuda-gdb), and cubins, machine code that
 //! a GPU loads without the driver's JIT, with ptxas's report.
 //!
-//! No GPU needed. The cubin checks expect the ptxas the workspace build finds
+//! No GPU needed, except for the GPU variant of the last test, which checks that a GPU loads the
+//! cubin of its own architecture. The cubin checks expect the ptxas the workspace build finds
 //! (`scripts/fetch-ptxas.sh` puts it in `.tools/ptxas/`, and CI runs that first); without one
 //! (and with `FERROCUDA_PTXAS=0`) the build makes PTX only, and they say so and pass.
 
 use ferrocuda::__private::PtxModule;
+use ferrocuda::ModuleFormat;
+use ferrocuda::prelude::*;
+use ferrocuda_tests::device_tests;
+use kernels_nvptx::elementwise::vecadd;
 use std::path::{Path, PathBuf};
 
 /// The two kernel crates: their source folder and their module.
@@ -230,4 +235,39 @@ fn the_ptxas_report_has_every_kernel() {
         module.ptxas_report.matches("ptxas info    : Used ").count(),
         compiled
     );
+}
+
+device_tests! {
+    fn the_gpu_loads_the_cubin_of_its_architecture(device) {
+        let n = 1000;
+        let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..n).map(|i| (3 * i) as f32).collect();
+        let mut c = vec![0.0f32; n];
+        launch!(vecadd[n.div_ceil(128) as u32, 128](&a, &b, &mut c)).unwrap();
+        let expected: Vec<f32> = (0..n).map(|i| (4 * i) as f32).collect();
+        assert_eq!(c, expected);
+        let format = device.module_format::<vecadd>();
+        if device.is_simulator() {
+            assert_eq!(format, None, "the simulator loads no module");
+            return;
+        }
+        let (major, minor) = device.compute_capability();
+        let own = format!("sm_{major}{minor}");
+        let binaries = kernels_nvptx::__FERROCUDA_MODULE.binaries;
+        let forced = std::env::var("FERROCUDA_MODULE_LOAD").unwrap_or_default();
+        if forced == "ptx" {
+            assert_eq!(format, Some(ModuleFormat::Ptx));
+        } else if let Some((arch, _)) = binaries.iter().find(|(arch, _)| *arch == own) {
+            assert_eq!(
+                format,
+                Some(ModuleFormat::Cubin { arch }),
+                "the module has a {own} cubin, but the GPU loaded {format:?}: did the driver \
+                 reject it? (FERROCUDA_MODULE_LOAD=cubin names the reason)"
+            );
+        } else if binaries.is_empty() {
+            assert_eq!(format, Some(ModuleFormat::Ptx), "no cubins to load");
+        } else {
+            assert!(format.is_some(), "vecadd was launched, so its module is loaded");
+        }
+    }
 }

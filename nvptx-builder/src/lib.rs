@@ -11,6 +11,12 @@
 //! ([`PTX_FILE_NAME`]), ready for
 //! `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`. The architecture the
 //! PTX was built for is exported to the crate as `env!("FERROCUDA_PTX_ARCH")` ([`PTX_ARCH_ENV`]).
+//! The PTX carries line tables (`.file`/`.loc`, [`LINE_INFO_ENV`] turns them off). When NVIDIA's
+//! `ptxas` is found ([`PTXAS_ENV`]), the PTX is also assembled into cubins, machine code the GPU
+//! loads without JIT-compiling, `ferrocuda-kernels.<arch>.cubin` ([`cubin_file_name`]) for each
+//! architecture of [`CUBIN_ARCHS_ENV`] (default [`default_cubin_archs`]), listed in
+//! [`BINARIES_FILE_NAME`] with their `ptxas -v` report in [`PTXAS_REPORT_FILE_NAME`]; the
+//! runtime's `ptx_module!` embeds them all.
 //!
 //! The same executable plays three roles:
 //!
@@ -18,8 +24,8 @@
 //!   ([`DEFAULT_TOOLCHAIN`]; installing it, `rust-src` and `llvm-tools` with rustup if they
 //!   are missing) and that it knows the GPU architecture, runs a nested
 //!   `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core` on the same crate with its
-//!   own target directory, copies the PTX, and tells cargo to rerun only when a source file
-//!   of the device build changes;
+//!   own target directory, writes the PTX and its cubins, and tells cargo to rerun only when a
+//!   source file of the device build changes;
 //! * **nested mode** (`NVPTX_BUILDER_NESTED=1`, the crate's build script inside that nested
 //!   build): does nothing;
 //! * **linker mode** (run with arguments: the nested build uses this executable as rustc's
@@ -30,7 +36,9 @@
 //! Configuration: the GPU architecture defaults to [`DEFAULT_ARCH`], may be set with
 //! [`Builder::arch`] and is overridden by the environment variable [`ARCH_ENV`]
 //! (`FERROCUDA_ARCH=sm_90 cargo build`); the toolchain defaults to [`DEFAULT_TOOLCHAIN`],
-//! [`Builder::toolchain`], overridden by [`TOOLCHAIN_ENV`].
+//! [`Builder::toolchain`], overridden by [`TOOLCHAIN_ENV`]; line tables and cubin architectures
+//! likewise ([`Builder::line_info`], [`Builder::cubin_archs`]); `FERROCUDA_PTXAS_REPORT=1`
+//! ([`PTXAS_REPORT_ENV`]) prints ptxas's per-kernel report as build warnings.
 //!
 //! The crate compiled for the device must be `#![no_std]` there, e.g.
 //! `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx, stdarch_nvptx))]`, with a

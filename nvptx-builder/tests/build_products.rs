@@ -56,9 +56,15 @@ fn toolchain_installed() -> bool {
     installed
 }
 
-/// The crate `name`, written under the test's temporary directory.
+/// The crate `name`, written under the test's temporary directory (inside this workspace, so
+/// its build finds the workspace's `.tools/ptxas/ptxas`), or, for a name starting with
+/// `outside-`, under the system's temporary directory.
 fn crate_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let dir = if name.starts_with("outside-") {
+        std::env::temp_dir().join(format!("nvptx-builder-{name}"))
+    } else {
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+    };
     write(&dir.join("Cargo.toml"), &manifest(name));
     write(
         &dir.join("build.rs"),
@@ -252,4 +258,31 @@ fn cubins_for_the_architectures_asked_with_their_report() {
         output.contains("FERROCUDA_PTXAS=/nowhere/ptxas is not an executable file"),
         "{output}"
     );
+}
+
+#[test]
+fn without_ptxas_the_build_makes_ptx_only_and_says_how_to_get_machine_code() {
+    if !toolchain_installed() {
+        return;
+    }
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("ptxas").is_file()));
+    if on_path || Path::new("/usr/local/cuda/bin/ptxas").exists() {
+        eprintln!("skipped: this machine has a ptxas outside the workspace");
+        return;
+    }
+    // Outside the workspace, so `.tools/ptxas` is not found either.
+    let name = "outside-no-ptxas";
+    let (ok, output, out) = build(name, &[("CUDA_HOME", "/nonexistent")]);
+    assert!(ok, "{output}");
+    assert_eq!(
+        output.matches("no ptxas found").count(),
+        1,
+        "one warning:\n{output}"
+    );
+    assert!(output.contains("scripts/fetch-ptxas.sh"), "{output}");
+    assert!(output.contains("FERROCUDA_PTXAS=0"), "{output}");
+    assert_eq!(read(&out.join(nvptx_builder::BINARIES_FILE_NAME)), "&[]\n");
+    assert_eq!(read(&out.join(nvptx_builder::PTXAS_REPORT_FILE_NAME)), "");
+    assert!(read(&out.join(nvptx_builder::PTX_FILE_NAME)).contains(".entry store"));
 }

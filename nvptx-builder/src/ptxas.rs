@@ -12,8 +12,10 @@
 //!
 //! Each architecture is assembled in its own thread (ptxas is single-threaded), with `-v` for
 //! the per-kernel report and `-lineinfo` when the PTX has line tables. A ptxas that does not
-//! know an architecture (CUDA 13's has dropped `sm_70`) skips it; a ptxas that rejects the PTX
-//! is a build error, since the driver would reject it too.
+//! know an architecture (CUDA 13's has dropped `sm_70`) or is older than the PTX's ISA version
+//! skips it (with a warning when the architecture was asked for by name, or when no cubin is
+//! left); a ptxas that rejects the PTX otherwise is a build error, shown once, since the driver
+//! would most likely reject it too.
 //!
 //! Without any ptxas the build makes PTX only and says so once per build of the kernel crate
 //! (a `cargo::warning`, shown when the PTX is rebuilt, never for crates.io dependencies, whose
@@ -118,7 +120,7 @@ pub(crate) fn missing_warning(arch: &str) -> String {
 pub(crate) enum Assembled {
     /// The cubin and the `ptxas -v` report.
     Cubin { bytes: Vec<u8>, report: String },
-    /// This ptxas does not know the architecture; its message.
+    /// This ptxas does not know the architecture or the PTX's ISA version; its message.
     UnknownArch(String),
 }
 
@@ -183,8 +185,8 @@ pub(crate) fn assemble_all(
     if explicit || all.cubins.is_empty() {
         for (arch, message) in skipped {
             all.warnings.push(format!(
-                "nvptx-builder: no {arch} cubin: {} does not know {arch} ({}); GPUs of that \
-                 architecture JIT-compile the PTX at the first launch",
+                "nvptx-builder: no {arch} cubin: {} cannot assemble this PTX for {arch} ({}); \
+                 GPUs of that architecture JIT-compile the PTX at the first launch",
                 ptxas.path.display(),
                 message.trim()
             ));
@@ -220,7 +222,7 @@ fn assemble(
     let text = format!("{stdout}{stderr}");
     if !output.status.success() {
         let _ = std::fs::remove_file(out);
-        if is_unknown_arch(&text) {
+        if is_unknown_arch(&text) || is_older_than_the_ptx(&text) {
             return Ok(Assembled::UnknownArch(first_line(&text)));
         }
         return Err(Error::new(format!(
@@ -250,6 +252,13 @@ fn assemble(
 /// `ptxas fatal   : Value 'sm_70' is not defined for option 'gpu-name'`.
 pub(crate) fn is_unknown_arch(text: &str) -> bool {
     text.contains("is not defined for option 'gpu-name'")
+}
+
+/// Whether ptxas's message says the PTX's ISA version is newer than it knows, e.g.
+/// `ptxas k.ptx, line 5; fatal   : Unsupported .version 8.0; current version is '7.4'`: the
+/// driver may still accept the PTX, so this skips the cubin rather than failing the build.
+pub(crate) fn is_older_than_the_ptx(text: &str) -> bool {
+    text.contains("Unsupported .version")
 }
 
 fn first_line(text: &str) -> String {
@@ -363,8 +372,11 @@ mod tests {
         assert!(is_unknown_arch(
             "ptxas fatal   : Value 'sm_70' is not defined for option 'gpu-name'\n"
         ));
-        assert!(!is_unknown_arch(
-            "ptxas k.ptx, line 3; error   : Unknown symbol 'x'\nptxas fatal   : Ptx assembly aborted due to errors"
+        let invalid = "ptxas k.ptx, line 3; error   : Unknown symbol 'x'\nptxas fatal   : Ptx assembly aborted due to errors";
+        assert!(!is_unknown_arch(invalid));
+        assert!(!is_older_than_the_ptx(invalid));
+        assert!(is_older_than_the_ptx(
+            "ptxas k.ptx, line 5; fatal   : Unsupported .version 8.0; current version is '7.4'"
         ));
     }
 
@@ -389,5 +401,111 @@ ptxas info    : Used 30 registers, 16 bytes cumulative stack size, 384 bytes cme
                 "sm_80 saxpy: 30 registers, 16 bytes cumulative stack size, 384 bytes cmem[0]; 16 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads",
             ]
         );
+    }
+
+    /// A stand-in for ptxas: knows no `sm_75`, rejects PTX containing `bad`, otherwise writes
+    /// a tiny ELF and a report line naming the architecture.
+    #[cfg(unix)]
+    fn fake_ptxas(dir: &Path) -> Ptxas {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("ptxas");
+        std::fs::write(
+            &path,
+            r#"#!/bin/sh
+arch=""; out=""; input=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -arch=*) arch="${1#-arch=}" ;;
+    -o) out="$2"; shift ;;
+    -v|-lineinfo) ;;
+    *) input="$1" ;;
+  esac
+  shift
+done
+if [ "$arch" = sm_75 ]; then echo "ptxas fatal   : Value '$arch' is not defined for option 'gpu-name'" >&2; exit 255; fi
+if grep -q bad "$input"; then echo "ptxas $input, line 1; error   : bad" >&2; exit 255; fi
+printf '\177ELF%s' "$arch" > "$out"
+echo "ptxas info    : Compiling entry function 'k' for '$arch'" >&2
+"#,
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Ptxas {
+            path,
+            found: "in the test",
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn assembles_each_architecture_skips_unknown_ones_and_fails_on_bad_ptx() {
+        use crate::config::Requested;
+        let dir = std::env::temp_dir().join(format!("nvptx-builder-ptxas-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let ptxas = fake_ptxas(&dir);
+        let ptx = dir.join("k.ptx");
+        std::fs::write(&ptx, ".entry k").unwrap();
+        let config_of = |archs: &[&str], origin| {
+            let mut config = Config::resolve_with(&Requested::default(), |_| None).unwrap();
+            config.cubin_archs = (archs.iter().map(|a| (*a).to_owned()).collect(), origin);
+            config
+        };
+
+        // Asked for by name: the unknown one is skipped with a warning, the others kept in order.
+        let named = Origin::Env("FERROCUDA_CUBIN_ARCHS");
+        let all = assemble_all(
+            &ptxas,
+            &ptx,
+            &config_of(&["sm_70", "sm_75", "sm_90"], named),
+            &dir,
+        )
+        .unwrap();
+        let archs: Vec<&str> = all.cubins.iter().map(|(a, _)| a.as_str()).collect();
+        assert_eq!(archs, ["sm_70", "sm_90"]);
+        assert_eq!(all.cubins[1].1, b"\x7fELFsm_90");
+        assert_eq!(
+            all.report,
+            "ptxas info    : Compiling entry function 'k' for 'sm_70'\nptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+        );
+        assert_eq!(all.warnings.len(), 1, "{:?}", all.warnings);
+        assert!(
+            all.warnings[0].contains("no sm_75 cubin"),
+            "{:?}",
+            all.warnings
+        );
+        // No scratch file is left behind.
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+
+        // By default, a skipped architecture is expected and quiet, unless nothing is left.
+        let quiet = assemble_all(
+            &ptxas,
+            &ptx,
+            &config_of(&["sm_75", "sm_80"], Origin::Default),
+            &dir,
+        )
+        .unwrap();
+        assert_eq!(quiet.cubins.len(), 1);
+        assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
+        let none =
+            assemble_all(&ptxas, &ptx, &config_of(&["sm_75"], Origin::Default), &dir).unwrap();
+        assert!(none.cubins.is_empty());
+        assert_eq!(none.warnings.len(), 1);
+
+        // PTX that ptxas rejects is a build error carrying ptxas's message.
+        std::fs::write(&ptx, "bad").unwrap();
+        let e =
+            assemble_all(&ptxas, &ptx, &config_of(&["sm_90"], Origin::Default), &dir).unwrap_err();
+        assert!(
+            e.message().starts_with("ptxas rejected the PTX for sm_90"),
+            "{e}"
+        );
+        assert!(e.message().contains("error   : bad"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -64,5 +64,6 @@ if [ ! -f ".whl/$numpy_wheel" ]; then
 fi
 cp ".whl/$numpy_wheel" "$bundle/bench/" 2>/dev/null || true
 cp scripts/gpu-run.sh "$bundle/run.sh"
+cp scripts/sanitizer-lineinfo.sh "$bundle/"  # line tables named by compute-sanitizer
 du -sh "$bundle" >&2
 ls "$bundle"/* >&2

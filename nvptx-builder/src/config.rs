@@ -3,15 +3,46 @@
 //! Precedence, highest first: environment variable, [`crate::Builder`] setting, default.
 //! The environment wins so that CI and benchmarks can pick another GPU architecture
 //! without editing code.
+//!
+//! | setting | environment | `Builder` | default |
+//! |---|---|---|---|
+//! | GPU architecture of the PTX | [`ARCH_ENV`] | `arch` | [`DEFAULT_ARCH`] |
+//! | toolchain of the device build | [`TOOLCHAIN_ENV`] | `toolchain` | [`DEFAULT_TOOLCHAIN`] |
+//! | line tables (`.loc`) in the PTX and cubins | [`LINE_INFO_ENV`] | `line_info` | on |
+//! | architectures of the cubins | [`CUBIN_ARCHS_ENV`] | `cubin_archs` | [`default_cubin_archs`] |
+//! | ptxas | [`PTXAS_ENV`] (a path, or `0`/`off`) | | searched ([`crate::ptxas`]) |
+//! | `ptxas -v` table as build warnings | [`PTXAS_REPORT_ENV`] | | off |
 
 use crate::error::Error;
 use std::fmt;
+use std::path::PathBuf;
 
 /// Environment variable that overrides the GPU architecture (for example `sm_90`).
 pub const ARCH_ENV: &str = "FERROCUDA_ARCH";
 
 /// Environment variable that overrides the rustup toolchain used for the device build.
 pub const TOOLCHAIN_ENV: &str = "FERROCUDA_NVPTX_TOOLCHAIN";
+
+/// Environment variable that turns the line tables of the PTX and the cubins off (`0`, `off`,
+/// `false`) or on (`1`, `on`, `true`, the default).
+pub const LINE_INFO_ENV: &str = "FERROCUDA_LINEINFO";
+
+/// Environment variable naming the ptxas executable that assembles the cubins, or turning
+/// cubins off (`0` or `off`).
+pub const PTXAS_ENV: &str = "FERROCUDA_PTXAS";
+
+/// Environment variable listing the GPU architectures to assemble cubins for, comma-separated
+/// (`sm_80,sm_90`).
+pub const CUBIN_ARCHS_ENV: &str = "FERROCUDA_CUBIN_ARCHS";
+
+/// Environment variable that, set to `1`, prints ptxas's per-kernel report (registers, spills,
+/// stack, shared and constant memory) as build warnings.
+pub const PTXAS_REPORT_ENV: &str = "FERROCUDA_PTXAS_REPORT";
+
+/// Architectures newer than the PTX's that get a cubin by default: the datacenter GPUs
+/// (Ampere A100, Hopper H100). Each also runs on the later GPUs of its major version
+/// (`sm_80` on `sm_86` and `sm_89`).
+pub(crate) const LATER_CUBIN_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
 /// GPU architecture used when neither [`ARCH_ENV`] nor [`crate::Builder::arch`] says otherwise.
 ///
@@ -41,6 +72,19 @@ pub(crate) const NESTED_PROFILE: &str = "ferrocuda-nvptx";
 pub(crate) struct Requested {
     pub(crate) arch: Option<String>,
     pub(crate) toolchain: Option<String>,
+    pub(crate) line_info: Option<bool>,
+    pub(crate) cubin_archs: Option<Vec<String>>,
+}
+
+/// Which ptxas assembles the cubins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PtxasChoice {
+    /// No cubins ([`PTXAS_ENV`] is `0` or `off`).
+    Off,
+    /// This executable ([`PTXAS_ENV`] names it).
+    Path(PathBuf),
+    /// Look in the usual places ([`crate::ptxas::locate`]).
+    Search,
 }
 
 /// Where a setting's value came from, named in error messages so the user knows what to change.
@@ -75,6 +119,15 @@ pub(crate) struct Config {
     pub(crate) toolchain: String,
     /// Where [`Config::toolchain`] came from.
     pub(crate) toolchain_origin: Origin,
+    /// Whether the PTX and the cubins carry line tables.
+    pub(crate) line_info: bool,
+    /// The architectures to assemble cubins for, in order, and where the list came from
+    /// ([`default_cubin_archs`] when it is the default).
+    pub(crate) cubin_archs: (Vec<String>, Origin),
+    /// Which ptxas assembles them.
+    pub(crate) ptxas: PtxasChoice,
+    /// Whether ptxas's report is shown as build warnings.
+    pub(crate) ptxas_report: bool,
 }
 
 impl Config {
@@ -114,13 +167,111 @@ impl Config {
                  toolchain such as \"{DEFAULT_TOOLCHAIN}\" or \"nightly\""
             )));
         }
+        let set = |key: &str| {
+            env(key)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let line_info = match set(LINE_INFO_ENV) {
+            Some(v) => parse_switch(&v, LINE_INFO_ENV)?,
+            None => requested.line_info.unwrap_or(true),
+        };
+        let cubin_archs = if let Some(list) = set(CUBIN_ARCHS_ENV) {
+            let archs: Vec<String> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(str::to_owned)
+                .collect();
+            (archs, Origin::Env(CUBIN_ARCHS_ENV))
+        } else if let Some(archs) = &requested.cubin_archs {
+            (archs.clone(), Origin::Builder("cubin_archs"))
+        } else {
+            (default_cubin_archs(&arch), Origin::Default)
+        };
+        check_cubin_archs(&cubin_archs.0, cubin_archs.1, &arch, arch_origin)?;
+        let ptxas = match set(PTXAS_ENV) {
+            Some(v) if matches!(v.to_ascii_lowercase().as_str(), "0" | "off") => PtxasChoice::Off,
+            Some(v) => PtxasChoice::Path(PathBuf::from(v)),
+            None => PtxasChoice::Search,
+        };
+        let ptxas_report = match set(PTXAS_REPORT_ENV) {
+            Some(v) => parse_switch(&v, PTXAS_REPORT_ENV)?,
+            None => false,
+        };
         Ok(Config {
             arch,
             arch_origin,
             toolchain,
             toolchain_origin,
+            line_info,
+            cubin_archs,
+            ptxas,
+            ptxas_report,
         })
     }
+}
+
+/// Reads an on/off environment variable.
+fn parse_switch(value: &str, key: &'static str) -> Result<bool, Error> {
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "on" | "true" | "yes" => Ok(true),
+        "0" | "off" | "false" | "no" => Ok(false),
+        _ => Err(Error::new(format!(
+            "invalid value {value:?} of the environment variable {key}: expected 1/on/true or \
+             0/off/false"
+        ))),
+    }
+}
+
+/// The cubins made when neither [`CUBIN_ARCHS_ENV`] nor `Builder::cubin_archs` names them: the
+/// PTX's own architecture, then those of the datacenter GPUs (`sm_80`, `sm_90`) newer than it.
+///
+/// `sm_70` PTX gets `sm_70`, `sm_80` and `sm_90` cubins (Volta and Turing, Ampere and Ada,
+/// Hopper run machine code; later GPUs JIT the PTX); `sm_90` PTX gets `sm_90` alone.
+pub fn default_cubin_archs(ptx_arch: &str) -> Vec<String> {
+    let mut archs = vec![ptx_arch.to_owned()];
+    let ptx_number = arch_number(ptx_arch);
+    for later in LATER_CUBIN_ARCHS {
+        if arch_number(later) > ptx_number {
+            archs.push(later.to_owned());
+        }
+    }
+    archs
+}
+
+/// The number of an `sm_XY` architecture (`90` for `sm_90a`); 0 when it has none.
+pub(crate) fn arch_number(arch: &str) -> u32 {
+    arch.strip_prefix("sm_")
+        .map(|rest| rest.trim_end_matches(['a', 'f']))
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Checks each cubin architecture's spelling, that none is older than the PTX (ptxas cannot
+/// assemble PTX for an older GPU) and that none is listed twice.
+fn check_cubin_archs(
+    archs: &[String],
+    origin: Origin,
+    ptx_arch: &str,
+    ptx_origin: Origin,
+) -> Result<(), Error> {
+    for (i, arch) in archs.iter().enumerate() {
+        validate_arch(arch, origin)?;
+        if arch_number(arch) < arch_number(ptx_arch) {
+            return Err(Error::new(format!(
+                "cubin architecture {arch} ({origin}) is older than the PTX's architecture \
+                 {ptx_arch} ({ptx_origin}): ptxas cannot assemble PTX for an older GPU; list only \
+                 architectures from {ptx_arch} on"
+            )));
+        }
+        if archs[..i].contains(arch) {
+            return Err(Error::new(format!(
+                "cubin architecture {arch} is listed twice ({origin})"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that `arch` looks like `sm_<digits>` with an optional `a` or `f` suffix.
@@ -177,6 +328,7 @@ mod tests {
         let req = Requested {
             arch: Some("sm_80".into()),
             toolchain: Some("nightly-2026-01-01".into()),
+            ..Requested::default()
         };
         let c = Config::resolve_with(&req, env_of(&[])).unwrap();
         assert_eq!(c.arch, "sm_80");
@@ -219,7 +371,7 @@ mod tests {
         );
         let req = Requested {
             arch: Some("compute_90".into()),
-            toolchain: None,
+            ..Requested::default()
         };
         let m = Config::resolve_with(&req, env_of(&[]))
             .unwrap_err()
@@ -235,5 +387,105 @@ mod tests {
             m.contains("from the environment variable FERROCUDA_NVPTX_TOOLCHAIN"),
             "{m}"
         );
+    }
+
+    #[test]
+    fn line_info_is_on_unless_turned_off() {
+        let c = Config::resolve_with(&Requested::default(), env_of(&[])).unwrap();
+        assert!(c.line_info);
+        let off = Requested {
+            line_info: Some(false),
+            ..Requested::default()
+        };
+        assert!(!Config::resolve_with(&off, env_of(&[])).unwrap().line_info);
+        for (value, expected) in [("0", false), ("off", false), ("OFF", false), ("1", true)] {
+            let c = Config::resolve_with(&off, env_of(&[(LINE_INFO_ENV, value)])).unwrap();
+            assert_eq!(c.line_info, expected, "{value}");
+        }
+        let m = Config::resolve_with(&off, env_of(&[(LINE_INFO_ENV, "maybe")]))
+            .unwrap_err()
+            .message()
+            .to_owned();
+        assert!(m.contains("\"maybe\"") && m.contains(LINE_INFO_ENV), "{m}");
+    }
+
+    #[test]
+    fn default_cubins_are_the_ptx_arch_and_later_datacenter_archs() {
+        assert_eq!(default_cubin_archs("sm_70"), ["sm_70", "sm_80", "sm_90"]);
+        assert_eq!(default_cubin_archs("sm_75"), ["sm_75", "sm_80", "sm_90"]);
+        assert_eq!(default_cubin_archs("sm_80"), ["sm_80", "sm_90"]);
+        assert_eq!(default_cubin_archs("sm_86"), ["sm_86", "sm_90"]);
+        assert_eq!(default_cubin_archs("sm_90"), ["sm_90"]);
+        assert_eq!(default_cubin_archs("sm_90a"), ["sm_90a"]);
+        assert_eq!(default_cubin_archs("sm_100"), ["sm_100"]);
+        let c =
+            Config::resolve_with(&Requested::default(), env_of(&[(ARCH_ENV, "sm_80")])).unwrap();
+        assert_eq!(
+            c.cubin_archs,
+            (vec!["sm_80".into(), "sm_90".into()], Origin::Default)
+        );
+    }
+
+    #[test]
+    fn cubin_archs_from_the_environment_or_the_builder() {
+        let req = Requested {
+            cubin_archs: Some(vec!["sm_90".into()]),
+            ..Requested::default()
+        };
+        let c = Config::resolve_with(&req, env_of(&[])).unwrap();
+        assert_eq!(
+            c.cubin_archs,
+            (vec!["sm_90".into()], Origin::Builder("cubin_archs"))
+        );
+        let c =
+            Config::resolve_with(&req, env_of(&[(CUBIN_ARCHS_ENV, " sm_80, sm_86 ,")])).unwrap();
+        assert_eq!(
+            c.cubin_archs,
+            (
+                vec!["sm_80".into(), "sm_86".into()],
+                Origin::Env(CUBIN_ARCHS_ENV)
+            )
+        );
+        // Older than the PTX: ptxas cannot do it.
+        let m = Config::resolve_with(
+            &req,
+            env_of(&[(ARCH_ENV, "sm_90"), (CUBIN_ARCHS_ENV, "sm_80")]),
+        )
+        .unwrap_err()
+        .message()
+        .to_owned();
+        assert!(
+            m.contains("cubin architecture sm_80 (from the environment variable FERROCUDA_CUBIN_ARCHS) is older than the PTX's architecture sm_90"),
+            "{m}"
+        );
+        let m = Config::resolve_with(&req, env_of(&[(CUBIN_ARCHS_ENV, "sm_90,compute_90")]))
+            .unwrap_err()
+            .message()
+            .to_owned();
+        assert!(m.contains("\"compute_90\""), "{m}");
+        let m = Config::resolve_with(&req, env_of(&[(CUBIN_ARCHS_ENV, "sm_90,sm_90")]))
+            .unwrap_err()
+            .message()
+            .to_owned();
+        assert!(m.contains("sm_90 is listed twice"), "{m}");
+    }
+
+    #[test]
+    fn ptxas_choice_and_report_switch() {
+        let r = Requested::default();
+        let c = Config::resolve_with(&r, env_of(&[])).unwrap();
+        assert_eq!(c.ptxas, PtxasChoice::Search);
+        assert!(!c.ptxas_report);
+        for off in ["0", "off", "OFF"] {
+            let c = Config::resolve_with(&r, env_of(&[(PTXAS_ENV, off)])).unwrap();
+            assert_eq!(c.ptxas, PtxasChoice::Off, "{off}");
+        }
+        let c = Config::resolve_with(
+            &r,
+            env_of(&[(PTXAS_ENV, "/opt/cuda/bin/ptxas"), (PTXAS_REPORT_ENV, "1")]),
+        )
+        .unwrap();
+        assert_eq!(c.ptxas, PtxasChoice::Path("/opt/cuda/bin/ptxas".into()));
+        assert!(c.ptxas_report);
     }
 }

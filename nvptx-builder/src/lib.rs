@@ -11,6 +11,12 @@
 //! ([`PTX_FILE_NAME`]), ready for
 //! `include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx"))`. The architecture the
 //! PTX was built for is exported to the crate as `env!("FERROCUDA_PTX_ARCH")` ([`PTX_ARCH_ENV`]).
+//! The PTX carries line tables (`.file`/`.loc`, [`LINE_INFO_ENV`] turns them off). When NVIDIA's
+//! `ptxas` is found ([`PTXAS_ENV`]), the PTX is also assembled into cubins, machine code the GPU
+//! loads without JIT-compiling, `ferrocuda-kernels.<arch>.cubin` ([`cubin_file_name`]) for each
+//! architecture of [`CUBIN_ARCHS_ENV`] (default [`default_cubin_archs`]), listed in
+//! [`BINARIES_FILE_NAME`] with their `ptxas -v` report in [`PTXAS_REPORT_FILE_NAME`]; the
+//! runtime's `ptx_module!` embeds them all.
 //!
 //! The same executable plays three roles:
 //!
@@ -18,8 +24,8 @@
 //!   ([`DEFAULT_TOOLCHAIN`]; installing it, `rust-src` and `llvm-tools` with rustup if they
 //!   are missing) and that it knows the GPU architecture, runs a nested
 //!   `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core` on the same crate with its
-//!   own target directory, copies the PTX, and tells cargo to rerun only when a source file
-//!   of the device build changes;
+//!   own target directory, writes the PTX and its cubins, and tells cargo to rerun only when a
+//!   source file of the device build changes;
 //! * **nested mode** (`NVPTX_BUILDER_NESTED=1`, the crate's build script inside that nested
 //!   build): does nothing;
 //! * **linker mode** (run with arguments: the nested build uses this executable as rustc's
@@ -30,7 +36,9 @@
 //! Configuration: the GPU architecture defaults to [`DEFAULT_ARCH`], may be set with
 //! [`Builder::arch`] and is overridden by the environment variable [`ARCH_ENV`]
 //! (`FERROCUDA_ARCH=sm_90 cargo build`); the toolchain defaults to [`DEFAULT_TOOLCHAIN`],
-//! [`Builder::toolchain`], overridden by [`TOOLCHAIN_ENV`].
+//! [`Builder::toolchain`], overridden by [`TOOLCHAIN_ENV`]; line tables and cubin architectures
+//! likewise ([`Builder::line_info`], [`Builder::cubin_archs`]); `FERROCUDA_PTXAS_REPORT=1`
+//! ([`PTXAS_REPORT_ENV`]) prints ptxas's per-kernel report as build warnings.
 //!
 //! The crate compiled for the device must be `#![no_std]` there and enable the kernel ABI. A
 //! ferrocuda kernel crate does both in the first of the two lines at its root (the second
@@ -59,16 +67,25 @@ mod error;
 mod ir_rewrite;
 mod ir_syntax;
 mod json;
+mod line_tables;
 mod link;
 mod link_args;
 mod nested;
 mod panic_rewrite;
 mod process;
+mod products;
+mod ptxas;
 mod target_cpus;
 mod toolchain;
 
-pub use config::{ARCH_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, NVPTX_TARGET, TOOLCHAIN_ENV};
-pub use contract::{CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, SHARED_SECTION};
+pub use config::{
+    ARCH_ENV, CUBIN_ARCHS_ENV, DEFAULT_ARCH, DEFAULT_TOOLCHAIN, LINE_INFO_ENV, NVPTX_TARGET,
+    PTXAS_ENV, PTXAS_REPORT_ENV, TOOLCHAIN_ENV, default_cubin_archs,
+};
+pub use contract::{
+    BINARIES_FILE_NAME, CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, PTXAS_REPORT_FILE_NAME,
+    SHARED_SECTION, cubin_file_name,
+};
 
 use config::{Config, Requested};
 
@@ -117,6 +134,20 @@ impl Builder {
         self
     }
 
+    /// Turns the line tables of the PTX and the cubins on (the default) or off (overridden by
+    /// [`LINE_INFO_ENV`]). They let compute-sanitizer, Nsight and cuda-gdb name Rust source lines.
+    pub fn line_info(mut self, on: bool) -> Builder {
+        self.requested.line_info = Some(on);
+        self
+    }
+
+    /// Sets the GPU architectures to assemble cubins for, e.g. `["sm_80", "sm_90"]`, none older
+    /// than the PTX's (overridden by [`CUBIN_ARCHS_ENV`]; default [`default_cubin_archs`]).
+    pub fn cubin_archs<S: Into<String>>(mut self, archs: impl IntoIterator<Item = S>) -> Builder {
+        self.requested.cubin_archs = Some(archs.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// Runs the build script: outer, nested or linker mode (see the crate documentation).
     ///
     /// An error is reported to cargo as `cargo::error=` lines, which fails the build; run
@@ -143,6 +174,9 @@ impl Builder {
     fn outer(&self) -> error::Result<()> {
         println!("cargo:rerun-if-env-changed={ARCH_ENV}");
         println!("cargo:rerun-if-env-changed={TOOLCHAIN_ENV}");
+        for key in [LINE_INFO_ENV, PTXAS_ENV, CUBIN_ARCHS_ENV, PTXAS_REPORT_ENV] {
+            println!("cargo:rerun-if-env-changed={key}");
+        }
         println!("cargo:rerun-if-changed=build.rs");
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;

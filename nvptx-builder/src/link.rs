@@ -10,7 +10,9 @@
 //!    [`crate::ir_rewrite`] (shared and constant memory), `llvm-as`;
 //! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
 //!    constant-memory globals public;
-//! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX.
+//! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX;
+//! 6. of the debug information llc wrote, only the line table stays
+//!    ([`crate::line_tables`]).
 //!
 //! Intermediate files live in a fresh directory next to the output, removed on success and
 //! kept (and named in the error) on failure, or always with `NVPTX_BUILDER_KEEP_TEMPS=1`.
@@ -158,7 +160,20 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
     let optimized = optimize(args, llvm_bin, tmp, &rewritten, &constant)?;
     // Function pointers nothing can call (core's formatting behind panics) cost registers.
     let optimized = strip_dead_function_pointers(llvm_bin, tmp, optimized)?;
-    generate_ptx(args, llvm_bin, &optimized, output)
+    generate_ptx(args, llvm_bin, &optimized, output)?;
+    keep_line_tables_only(output)
+}
+
+/// Step 6: the DWARF sections llc writes beside the line table removed
+/// ([`crate::line_tables`]).
+fn keep_line_tables_only(output: &Path) -> Result<()> {
+    let ptx = std::fs::read_to_string(output)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", output.display())))?;
+    match crate::line_tables::keep_line_tables_only(&ptx) {
+        Some(cleaned) => std::fs::write(output, cleaned)
+            .map_err(|e| Error::new(format!("cannot write {}: {e}", output.display()))),
+        None => Ok(()),
+    }
 }
 
 /// Splits the inputs into bitcode objects and the bitcode members of archives (extracted

@@ -9,14 +9,21 @@
 //! check integer overflow on the GPU as on the simulator, release builds wrap on both).
 //! `-Ctarget-cpu` goes to every crate through `CARGO_ENCODED_RUSTFLAGS`; the linker flags go
 //! only to the kernel crate (`cargo rustc -- ...`), so a different build-script path (debug vs
-//! release outer build) re-links the kernel crate but never rebuilds `core`.
+//! release outer build) re-links the kernel crate but never rebuilds `core`. With line info on
+//! (the default), the profile has `debug = "line-tables-only"` for every crate, `core` included,
+//! so that a line of an inlined `core` or device-library function is named too.
+//!
+//! Then ptxas, when there is one, assembles the PTX into cubins ([`crate::ptxas`]), and
+//! [`crate::products`] writes the PTX, the cubins and their list into `OUT_DIR`.
 
 use crate::cargo_messages::BuildMessages;
-use crate::config::{Config, NESTED_PROFILE, NVPTX_TARGET};
+use crate::config::{Config, NESTED_PROFILE, NVPTX_TARGET, PtxasChoice};
 use crate::error::{Error, Result, warn};
 use crate::process::display_command;
+use crate::products::write_module_files;
+use crate::ptxas::{self, Cubins};
 use crate::toolchain::{LLVM_BIN_ENV, Toolchain};
-use crate::{NESTED_ENV, PTX_ARCH_ENV, PTX_FILE_NAME, depinfo};
+use crate::{NESTED_ENV, PTX_ARCH_ENV, depinfo};
 use std::ffi::OsStr;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -168,14 +175,10 @@ pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
     let mut cmd = nested_command(config, toolchain, &outer, &target_dir, &linker)?;
     let ptx = run_nested(&mut cmd, config, &outer)?;
 
-    let dest = outer.out_dir.join(PTX_FILE_NAME);
-    std::fs::copy(&ptx, &dest).map_err(|e| {
-        Error::new(format!(
-            "cannot copy {} to {}: {e}",
-            ptx.display(),
-            dest.display()
-        ))
-    })?;
+    let ptx_text = std::fs::read(&ptx)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", ptx.display())))?;
+    let cubins = machine_code(config, &outer, &ptx)?;
+    write_module_files(&outer.out_dir, &ptx_text, &cubins.cubins, &cubins.report)?;
     println!("cargo:rustc-env={PTX_ARCH_ENV}={}", config.arch);
 
     // Rebuild when (and only when) a source of the device build changes.
@@ -196,6 +199,34 @@ pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The cubins of the PTX file `ptx`, when a ptxas is found ([`crate::ptxas`]); shows the
+/// warnings and, with [`crate::config::PTXAS_REPORT_ENV`], the per-kernel report.
+fn machine_code(config: &Config, outer: &Outer, ptx: &Path) -> Result<Cubins> {
+    let Some(ptxas) = ptxas::locate_here(&config.ptxas, &outer.manifest_dir)? else {
+        if config.ptxas != PtxasChoice::Off {
+            warn(&ptxas::missing_warning(&config.arch));
+        }
+        return Ok(Cubins::default());
+    };
+    // A new ptxas (scripts/fetch-ptxas.sh with another wheel) re-assembles.
+    println!("cargo:rerun-if-changed={}", ptxas.path.display());
+    let cubins = ptxas::assemble_all(&ptxas, ptx, config, &outer.out_dir)?;
+    for w in &cubins.warnings {
+        warn(w);
+    }
+    if config.ptxas_report {
+        warn(&format!(
+            "nvptx-builder: ptxas ({}, {}) per kernel:",
+            ptxas.path.display(),
+            ptxas.found
+        ));
+        for line in ptxas::summary(&cubins.report) {
+            warn(&line);
+        }
+    }
+    Ok(cubins)
 }
 
 /// Directories whose files never trigger a PTX rebuild.
@@ -222,6 +253,16 @@ fn linker_id(linker: &Path) -> Result<String> {
     Ok(format!("{:016x}", h.finish()))
 }
 
+/// The profile's `debug` setting: line tables only (`.file`/`.loc` in the PTX, no variables or
+/// types) when line info is on.
+fn debug_setting(line_info: bool) -> &'static str {
+    if line_info {
+        "\"line-tables-only\""
+    } else {
+        "false"
+    }
+}
+
 /// Builds the nested `cargo rustc` command with a clean environment.
 fn nested_command(
     config: &Config,
@@ -246,7 +287,7 @@ fn nested_command(
         format!("{p}.panic=\"abort\""),
         format!("{p}.codegen-units=1"),
         format!("{p}.opt-level=3"),
-        format!("{p}.debug=false"),
+        format!("{p}.debug={}", debug_setting(config.line_info)),
         format!("{p}.debug-assertions=false"),
         format!("{p}.overflow-checks={}", outer.overflow_checks),
         format!("{p}.incremental=false"),

@@ -90,6 +90,10 @@ mod tests {
             arch_origin,
             toolchain: "nightly-2026-05-20".to_owned(),
             toolchain_origin: Origin::Default,
+            line_info: true,
+            cubin_archs: (vec![arch.to_owned()], Origin::Default),
+            ptxas: crate::config::PtxasChoice::Search,
+            ptxas_report: false,
         }
     }
 

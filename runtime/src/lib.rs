@@ -74,7 +74,7 @@ pub use {
     vocabulary::fault::{
         SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
     },
-    vocabulary::kernel::Kernel,
+    vocabulary::kernel::{Kernel, ModuleFormat},
     vocabulary::kernel_attributes::KernelAttributes,
     vocabulary::limits::{Backend, DeviceLimits},
     vocabulary::occupancy::{MultiprocessorLimits, Occupancy, OccupancyLimit},
@@ -121,9 +121,11 @@ macro_rules! ptx_module {
         #[cfg(not(target_arch = "nvptx64"))]
         #[doc(hidden)]
         pub static __FERROCUDA_MODULE: $crate::__private::PtxModule =
-            $crate::__private::PtxModule::new(
+            $crate::__private::PtxModule::with_binaries(
                 env!("CARGO_PKG_NAME"),
                 include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptx")),
+                include!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.binaries.rs")),
+                include_str!(concat!(env!("OUT_DIR"), "/ferrocuda-kernels.ptxas.txt")),
             );
     };
 }

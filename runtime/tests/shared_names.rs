@@ -3,7 +3,9 @@
 //! device library without the nested device build compiling it for the host too), this test
 //! checks that the copy agrees with the definition.
 
-use nvptx_builder::{CONSTANT_SECTION, PTX_FILE_NAME, SHARED_SECTION};
+use nvptx_builder::{
+    BINARIES_FILE_NAME, CONSTANT_SECTION, PTX_FILE_NAME, PTXAS_REPORT_FILE_NAME, SHARED_SECTION,
+};
 
 /// A source file of the workspace, read from the runtime's folder.
 fn source(path: &str) -> String {
@@ -13,11 +15,17 @@ fn source(path: &str) -> String {
 
 #[test]
 fn ptx_module_includes_the_file_the_builder_writes() {
-    let expected = format!("concat!(env!(\"OUT_DIR\"), \"/{PTX_FILE_NAME}\")");
-    assert!(
-        source("runtime/src/lib.rs").contains(&expected),
-        "runtime/src/lib.rs's ptx_module! must include `{expected}` (nvptx_builder::PTX_FILE_NAME)"
-    );
+    for (name, constant) in [
+        (PTX_FILE_NAME, "PTX_FILE_NAME"),
+        (BINARIES_FILE_NAME, "BINARIES_FILE_NAME"),
+        (PTXAS_REPORT_FILE_NAME, "PTXAS_REPORT_FILE_NAME"),
+    ] {
+        let expected = format!("concat!(env!(\"OUT_DIR\"), \"/{name}\")");
+        assert!(
+            source("runtime/src/lib.rs").contains(&expected),
+            "runtime/src/lib.rs's ptx_module! must include `{expected}` (nvptx_builder::{constant})"
+        );
+    }
 }
 
 #[test]

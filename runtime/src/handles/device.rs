@@ -4,6 +4,7 @@ use crate::backend::DeviceBackend;
 use crate::handles::pending::{self, DEFAULT_STREAM_KEY, Scope};
 use crate::vocabulary::context_loss::{ContextLoss, sticky_cause};
 use crate::vocabulary::error::{Error, Result};
+use crate::vocabulary::kernel::{Kernel, ModuleFormat};
 use crate::vocabulary::limits::{Backend, DeviceDescription, DeviceLimits};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -268,6 +269,14 @@ impl Device {
     /// Compute capability `(major, minor)`, e.g. `(9, 0)` for Hopper.
     pub fn compute_capability(&self) -> (u32, u32) {
         self.inner.compute_capability
+    }
+
+    /// How the module of kernel `K` was loaded on this GPU: from a cubin the build made (no JIT
+    /// at load), or from its PTX (compiled by the driver). `None` before the module's first use
+    /// on this device, and on the simulator, which runs neither.
+    pub fn module_format<K: Kernel>(&self) -> Option<ModuleFormat> {
+        let module = K::info().module;
+        self.inner.backend.as_cuda()?.module_format(module)
     }
 
     /// Total device memory in bytes.

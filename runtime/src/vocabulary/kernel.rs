@@ -1,4 +1,5 @@
-//! What the runtime knows about a kernel: its PTX module, its entry name and its simulator entry.
+//! What the runtime knows about a kernel: its PTX module (with the module's cubins), its entry
+//! name and its simulator entry.
 //! The functions loaded on each GPU are the CUDA backend's business (it caches them by the
 //! address of the kernel's [`KernelInfo`]).
 
@@ -19,30 +20,75 @@ pub trait Kernel {
     }
 }
 
-/// The PTX of one kernel crate, embedded in the host binary by `ferrocuda::ptx_module!()`.
+/// The PTX of one kernel crate, and its machine code when the build had ptxas, embedded in the
+/// host binary by `ferrocuda::ptx_module!()`.
+///
+/// The CUDA backend loads the cubin that suits the GPU and falls back to the PTX (which the
+/// driver compiles at load) when there is none or the driver rejects it; `FERROCUDA_MODULE_LOAD`
+/// (`auto`, `ptx`, `cubin`) overrides the choice. The simulator uses neither.
 #[derive(Debug)]
 pub struct PtxModule {
     /// The kernel crate's package name.
     pub crate_name: &'static str,
     /// The PTX text.
     pub ptx: &'static str,
-    /// The raw output of `ptxas -v` over the module when the build ran it, else empty.
+    /// Machine code of the PTX, `(architecture, cubin)`, e.g. `("sm_90", <ELF bytes>)`; empty
+    /// when the build had no ptxas.
+    pub binaries: &'static [(&'static str, &'static [u8])],
+    /// What `ptxas -v` reported while assembling [`PtxModule::binaries`] (registers, spills,
+    /// stack, shared and constant memory per kernel and architecture); empty when there are
+    /// none.
     pub ptxas_report: &'static str,
 }
 
 impl PtxModule {
-    /// Used by `ptx_module!`.
+    /// A module of PTX alone (no cubins), e.g. for PTX written by hand.
     pub const fn new(crate_name: &'static str, ptx: &'static str) -> Self {
+        PtxModule::with_binaries(crate_name, ptx, &[], "")
+    }
+
+    /// A module with its cubins and their ptxas report: what `ptx_module!` declares.
+    pub const fn with_binaries(
+        crate_name: &'static str,
+        ptx: &'static str,
+        binaries: &'static [(&'static str, &'static [u8])],
+        ptxas_report: &'static str,
+    ) -> Self {
         PtxModule {
             crate_name,
             ptx,
-            ptxas_report: "",
+            binaries,
+            ptxas_report,
         }
     }
 
     /// An identity for caches: the address of the static.
     pub(crate) fn key(&'static self) -> usize {
         self as *const PtxModule as usize
+    }
+}
+
+/// How a kernel crate's module was loaded on a GPU: machine code or PTX compiled by the driver.
+/// See [`Device::module_format`](crate::Device::module_format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModuleFormat {
+    /// A cubin the build made with ptxas, for architecture `arch` (e.g. `sm_90`).
+    Cubin {
+        /// The cubin's architecture.
+        arch: &'static str,
+    },
+    /// The PTX, compiled by the driver's JIT at load (or taken from its compute cache).
+    Ptx,
+}
+
+impl std::fmt::Display for ModuleFormat {
+    /// `cubin sm_90` or `ptx`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModuleFormat::Cubin { arch } => write!(f, "cubin {arch}"),
+            ModuleFormat::Ptx => f.write_str("ptx"),
+        }
     }
 }
 

@@ -72,7 +72,10 @@ pub(crate) const DRIVER_ENTRY_POINTS: &[(&str, &str)] = &[
     ("cuMemcpyDtoHAsync_v2", "result::memcpy_dtoh_async"),
     ("cuMemHostAlloc", "result::malloc_host"),
     ("cuMemFreeHost", "result::free_host"),
-    ("cuModuleLoadData", "CudaContext::load_module"),
+    (
+        "cuModuleLoadData",
+        "CudaContext::load_module (cubins and PTX)",
+    ),
     ("cuModuleUnload", "Drop for CudaModule"),
     ("cuModuleGetFunction", "CudaModule::load_function"),
     ("cuModuleGetGlobal_v2", "CudaModule::get_global"),

@@ -17,11 +17,12 @@ pub(crate) mod interop;
 pub(crate) mod launch;
 pub(crate) mod memory;
 pub(crate) mod module;
+pub(crate) mod module_choice;
 pub(crate) mod stream;
 
 use crate::Dim3;
 use crate::vocabulary::error::{Error, Result};
-use crate::vocabulary::kernel::{KernelInfo, PtxModule};
+use crate::vocabulary::kernel::{KernelInfo, ModuleFormat, PtxModule};
 use crate::vocabulary::limits::{DeviceDescription, DeviceLimits};
 use crate::vocabulary::panic_report::{Claim, KernelPanic, SeenEpochs};
 use cudarc::driver::sys::CUdevice_attribute;
@@ -158,6 +159,11 @@ impl CudaDevice {
     pub(crate) fn function(&self, info: &'static KernelInfo) -> Result<Arc<LoadedFunction>> {
         self.loaded
             .function(&self.context, &self.default_stream, info)
+    }
+
+    /// How `module` was loaded on this GPU (a cubin or the PTX); `None` before its first use.
+    pub(crate) fn module_format(&self, module: &'static PtxModule) -> Option<ModuleFormat> {
+        self.loaded.format_of(module)
     }
 
     /// The device address of the constant-memory symbol `name` of `module` (`bytes` long).

@@ -1,6 +1,10 @@
 //! PTX modules and kernel functions on one GPU, loaded on first use and cached for the life of
 //! the device; the device panic records of the loaded modules; constant-memory symbols.
 //!
+//! A module is loaded from the cubin that suits the GPU when its build made one, else from its
+//! PTX ([`module_choice`] decides; `FERROCUDA_MODULE_LOAD` overrides), and remembers which
+//! ([`LoadedModule::format`]).
+//!
 //! Panic records: each module has `PANIC_SLOTS` records and a `u32` epoch the device increments
 //! after completing one. [`ModuleCache::take_panics`] reads a module's epoch (4 bytes) and, only
 //! when it changed since the synchronizing host thread last looked, the records, handing each
@@ -9,12 +13,13 @@
 //! to another thread.
 
 use super::driver::{driver, driver_error};
+use super::module_choice::{self, LOAD_MODE_ENV, LoadMode, LoadPlan};
 use crate::Dim3;
 use crate::device::panic::{
     PANIC_EPOCH_SYMBOL, PANIC_RECORD_SYMBOL, PANIC_SLOTS, PANIC_STATE_COMPLETE, PanicRecord,
 };
 use crate::vocabulary::error::{Error, Result};
-use crate::vocabulary::kernel::{KernelInfo, PtxModule};
+use crate::vocabulary::kernel::{KernelInfo, ModuleFormat, PtxModule};
 use crate::vocabulary::panic_report::{
     Claim, FORMATTED_MESSAGE, KernelPanic, SeenEpochs, check_message,
 };
@@ -38,6 +43,8 @@ pub(crate) struct LoadedModule {
     pub(crate) module: Arc<CudaModule>,
     /// The module's panic records and epoch, if the module has them.
     pub(crate) panic_records: Option<PanicSymbols>,
+    /// Which image was loaded: a cubin (which) or the PTX.
+    pub(crate) format: ModuleFormat,
 }
 
 /// Device addresses of a module's panic globals.
@@ -75,14 +82,7 @@ impl ModuleCache {
         if let Some((_, loaded)) = modules.iter().find(|(key, _)| *key == module.key()) {
             return Ok(loaded.clone());
         }
-        let ptx = cudarc::nvrtc::Ptx::from_src(module.ptx);
-        let cuda_module = context.load_module(ptx).map_err(|e| Error::Module {
-            module: module.crate_name,
-            message: format!(
-                "the driver rejected the PTX ({}); the GPU may be older than the PTX's target architecture (FERROCUDA_ARCH at build time)",
-                driver_error("cuModuleLoadData", e)
-            ),
-        })?;
+        let (cuda_module, format) = load_image(context, module)?;
         let records = match cuda_module.get_global(PANIC_RECORD_SYMBOL, stream) {
             Ok(view) if view.len() == PANIC_SLOTS * size_of::<PanicRecord>() => {
                 Some(view.device_ptr(stream).0)
@@ -99,9 +99,19 @@ impl ModuleCache {
         let loaded = Arc::new(LoadedModule {
             module: cuda_module,
             panic_records,
+            format,
         });
         modules.push((module.key(), loaded.clone()));
         Ok(loaded)
+    }
+
+    /// How `module` was loaded on this device; `None` before its first use here.
+    pub(crate) fn format_of(&self, module: &'static PtxModule) -> Option<ModuleFormat> {
+        let modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        modules
+            .iter()
+            .find(|(key, _)| *key == module.key())
+            .map(|(_, loaded)| loaded.format)
     }
 
     /// The kernel's function on this device, loaded on first use. The cache is sorted by the
@@ -298,6 +308,62 @@ impl ModuleCache {
         // location's file or a literal message of the loaded module); `bytes` has room for them.
         unsafe { result::memcpy_dtoh_sync(&mut bytes, address) }.map_err(driver("cuMemcpyDtoH"))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// Loads the image of `module` that [`module_choice::plan`] picks for the context's GPU: a cubin
+/// (no JIT) or the PTX, which the driver compiles. In `auto` mode a cubin the driver rejects
+/// (e.g. one made by a ptxas newer than the driver) falls back to the PTX, and the error, if the
+/// PTX fails too, gives both reasons.
+fn load_image(
+    context: &Arc<CudaContext>,
+    module: &'static PtxModule,
+) -> Result<(Arc<CudaModule>, ModuleFormat)> {
+    let module_error = |message: String| Error::Module {
+        module: module.crate_name,
+        message,
+    };
+    let mode = LoadMode::from_env().map_err(module_error)?;
+    let (major, minor) = context
+        .compute_capability()
+        .map_err(driver("cuDeviceGetAttribute"))?;
+    let capability = (major as u32, minor as u32);
+    let archs: Vec<&str> = module.binaries.iter().map(|(arch, _)| *arch).collect();
+    let plan = module_choice::plan(mode, capability, &archs).map_err(module_error)?;
+    let cubin_rejected = match plan {
+        LoadPlan::Ptx => None,
+        LoadPlan::CubinOnly(i) | LoadPlan::CubinThenPtx(i) => {
+            let (arch, bytes) = module.binaries[i];
+            match context.load_module(cudarc::nvrtc::Ptx::from_binary(bytes.to_vec())) {
+                Ok(loaded) => return Ok((loaded, ModuleFormat::Cubin { arch })),
+                Err(e) => {
+                    let reason = format!(
+                        "the driver rejected the {arch} cubin ({})",
+                        driver_error("cuModuleLoadData", e)
+                    );
+                    if plan == LoadPlan::CubinOnly(i) {
+                        return Err(module_error(format!(
+                            "{reason}; {LOAD_MODE_ENV}=cubin forbids falling back to the PTX"
+                        )));
+                    }
+                    Some(reason)
+                }
+            }
+        }
+    };
+    let ptx = cudarc::nvrtc::Ptx::from_src(module.ptx);
+    match context.load_module(ptx) {
+        Ok(loaded) => Ok((loaded, ModuleFormat::Ptx)),
+        Err(e) => {
+            let mut message = format!(
+                "the driver rejected the PTX ({}); the GPU may be older than the PTX's target architecture (FERROCUDA_ARCH at build time)",
+                driver_error("cuModuleLoadData", e)
+            );
+            if let Some(reason) = cubin_rejected {
+                message = format!("{reason}, then {message}");
+            }
+            Err(module_error(message))
+        }
     }
 }
 

@@ -54,7 +54,10 @@ mod link;
 mod link_args;
 mod nested;
 mod panic_rewrite;
+mod prebuilt;
 mod process;
+mod products;
+mod simulator_opt_level;
 mod target_cpus;
 mod toolchain;
 
@@ -137,8 +140,13 @@ impl Builder {
         println!("cargo:rerun-if-changed=build.rs");
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;
-        let toolchain = toolchain::ensure(&config.toolchain, config.toolchain_origin)?;
-        target_cpus::check(&config, &toolchain)?;
-        nested::build(&config, &toolchain)
+        // `None`: the toolchain is missing and the crate's packaged PTX is used (`prebuilt.rs`).
+        if let Some(toolchain) = prebuilt::toolchain_or_packaged(&config)? {
+            target_cpus::check(&config, &toolchain)?;
+            nested::build(&config, &toolchain)?;
+            prebuilt::write_if_requested(&config)?;
+        }
+        simulator_opt_level::warn_if_unoptimised();
+        Ok(())
     }
 }

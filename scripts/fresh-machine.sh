@@ -130,6 +130,7 @@ run_step "git clone" bash -c "git clone --quiet '$repo' ferrocuda && git -C ferr
 #    tests on the simulator. The builder must say it used the packaged PTX, and no nightly may
 #    appear in the fresh RUSTUP_HOME.
 if run_host_step "package the template's kernel crate (this machine's toolchains)" \
+  env CARGO_TARGET_DIR="$repo/target/template-kernel-project" \
   bash "$tmp/ferrocuda/scripts/package-template-kernels.sh" "$tmp/packaged"; then
   run_step "stable only: test a consumer of the packaged kernel crate" \
     bash "$tmp/ferrocuda/scripts/stable-consumer.sh" "$tmp/packaged" "$tmp/consumer" "$tmp/ferrocuda"

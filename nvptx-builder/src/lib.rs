@@ -19,7 +19,9 @@
 //!   are missing) and that it knows the GPU architecture, runs a nested
 //!   `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core` on the same crate with its
 //!   own target directory, copies the PTX, and tells cargo to rerun only when a source file
-//!   of the device build changes;
+//!   of the device build changes; when that toolchain is not installed and the crate was
+//!   packaged with its PTX (`FERROCUDA_WRITE_PREBUILT=1`, `ferrocuda-prebuilt/`) for exactly
+//!   these sources and settings, it uses the packaged PTX instead and says so;
 //! * **nested mode** (`NVPTX_BUILDER_NESTED=1`, the crate's build script inside that nested
 //!   build): does nothing;
 //! * **linker mode** (run with arguments: the nested build uses this executable as rustc's

@@ -268,17 +268,22 @@ pub(crate) fn toolchain_or_packaged(config: &Config) -> Result<Option<Toolchain>
         // No package of this variant: build from source as usual.
         Err(_) => return toolchain::ensure(&config.toolchain, config.toolchain_origin).map(Some),
     };
-    let packaged = Manifest::parse(&text, &manifest_path)?;
-    let diffs = differences(
-        &packaged,
-        &expected(config, &outer),
-        |p| read_package_file(&outer.manifest_dir, p),
-        |name| std::fs::read(dir.join(name)),
-    );
-    if diffs.is_empty() {
-        use_packaged(config, &outer, &dir, &packaged)?;
-        return Ok(None);
-    }
+    let diffs = match Manifest::parse(&text, &manifest_path) {
+        Ok(packaged) => {
+            let diffs = differences(
+                &packaged,
+                &expected(config, &outer),
+                |p| read_package_file(&outer.manifest_dir, p),
+                |name| std::fs::read(dir.join(name)),
+            );
+            if diffs.is_empty() {
+                use_packaged(config, &outer, &dir, &packaged)?;
+                return Ok(None);
+            }
+            diffs
+        }
+        Err(e) => vec![e.message().to_owned()],
+    };
     let why = format!(
         "the packaged PTX in {} does not match this build: {}",
         dir.display(),

@@ -31,7 +31,7 @@
 use crate::config::{Config, NESTED_PROFILE, NVPTX_TARGET};
 use crate::error::{Error, Result};
 use crate::nested::Outer;
-use crate::products::{STEM, write_module_files};
+use crate::products::write_module_files;
 use crate::toolchain::{self, Toolchain};
 use crate::{PTX_ARCH_ENV, PTX_FILE_NAME, depinfo};
 use std::fmt::Write as _;
@@ -42,6 +42,10 @@ pub(crate) const WRITE_ENV: &str = "FERROCUDA_WRITE_PREBUILT";
 
 /// Directory of the kernel crate that holds its packaged products.
 pub(crate) const PREBUILT_DIR: &str = "ferrocuda-prebuilt";
+
+/// Stem of the product files `products::write_module_files` writes (`ferrocuda-kernels.ptx`,
+/// `ferrocuda-kernels.<arch>.cubin`, `ferrocuda-kernels.ptxas.txt`).
+const STEM: &str = "ferrocuda-kernels";
 
 /// Name of the manifest inside each variant directory.
 const MANIFEST_FILE: &str = "manifest.txt";

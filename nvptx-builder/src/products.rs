@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Stem shared by every product file: `ferrocuda-kernels.ptx`, `ferrocuda-kernels.<arch>.cubin`,
 /// `ferrocuda-kernels.ptxas.txt`, `ferrocuda-kernels.binaries.rs`.
-pub(crate) const STEM: &str = "ferrocuda-kernels";
+const STEM: &str = "ferrocuda-kernels";
 
 /// Writes the module's products into `out_dir`: the PTX, one cubin per `(arch, bytes)`, the
 /// ptxas report, and `ferrocuda-kernels.binaries.rs`, a Rust expression listing the cubins

@@ -10,7 +10,12 @@
 #    else from static.rust-lang.org. Toolchains are today's, whatever this machine has.
 # 2. A clean `git clone` of this repository, checked out at the current commit (HEAD:
 #    uncommitted changes are not tested).
-# 3. The commands of README.md's Quick start code block, word for word (read from the README,
+# 3. Before any nightly is there: the template's kernel crate packaged with its PTX
+#    (scripts/package-template-kernels.sh, with this machine's toolchains), then a consumer of
+#    that .crate built and tested with the fresh machine's stable Rust alone
+#    (scripts/stable-consumer.sh), which fails if the builder did not use the packaged PTX or if
+#    a nightly appeared in the fresh RUSTUP_HOME.
+# 4. The commands of README.md's Quick start code block, word for word (read from the README,
 #    so this script cannot drift from it), each run with `bash -c` in the clone, with a
 #    minimal environment: nothing of this machine's Rust setup leaks in.
 #
@@ -24,7 +29,7 @@ keep=0
 for arg in "$@"; do
   case "$arg" in
     --keep) keep=1 ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "fresh-machine.sh: unknown argument $arg (expected --keep)" >&2; exit 2 ;;
   esac
 done
@@ -88,6 +93,20 @@ run_step() {
   return "$status"
 }
 
+# run_host_step NAME COMMAND...: like run_step, with this machine's environment.
+run_host_step() {
+  local name="$1"; shift
+  echo
+  echo "=== $name"
+  local start=$SECONDS
+  "$@"
+  local status=$?
+  steps+=("$name") statuses+=("$status") seconds+=("$((SECONDS - start))")
+  echo "=== $name: exit status $status, $((SECONDS - start)) s"
+  [ "$status" = 0 ] || failed=1
+  return "$status"
+}
+
 # 1. rustup, as a new user installs it.
 rustup_init="$tmp/rustup-init"
 if local_rustup="$(command -v rustup)"; then
@@ -105,7 +124,19 @@ run_step "rustup-init" env RUSTUP_INIT_SKIP_SUDO_CHECK=yes "$rustup_init" -y --n
 # 2. A clean clone at this commit.
 run_step "git clone" bash -c "git clone --quiet '$repo' ferrocuda && git -C ferrocuda checkout --quiet --detach '$commit'" || exit 1
 
-# 3. The README's commands.
+# 3. Stable Rust alone builds a packaged kernel crate. The template's kernel crate is packaged
+#    with its PTX here, with this machine's toolchains (scripts/package-template-kernels.sh);
+#    on the fresh machine, which has only stable so far, a consumer of that .crate runs its
+#    tests on the simulator. The builder must say it used the packaged PTX, and no nightly may
+#    appear in the fresh RUSTUP_HOME.
+if run_host_step "package the template's kernel crate (this machine's toolchains)" \
+  env CARGO_TARGET_DIR="$repo/target/template-kernel-project" \
+  bash "$tmp/ferrocuda/scripts/package-template-kernels.sh" "$tmp/packaged"; then
+  run_step "stable only: test a consumer of the packaged kernel crate" \
+    bash "$tmp/ferrocuda/scripts/stable-consumer.sh" "$tmp/packaged" "$tmp/consumer" "$tmp/ferrocuda"
+fi
+
+# 4. The README's commands.
 for cmd in "${commands[@]}"; do
   run_step "$cmd" bash -c "$cmd"
 done

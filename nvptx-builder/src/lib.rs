@@ -25,7 +25,9 @@
 //!   are missing) and that it knows the GPU architecture, runs a nested
 //!   `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core` on the same crate with its
 //!   own target directory, writes the PTX and its cubins, and tells cargo to rerun only when a
-//!   source file of the device build changes;
+//!   source file of the device build changes; when that toolchain is not installed and the
+//!   crate was packaged with its PTX (`FERROCUDA_WRITE_PREBUILT=1`, `ferrocuda-prebuilt/`) for
+//!   exactly these sources and settings, it uses the packaged PTX instead and says so;
 //! * **nested mode** (`NVPTX_BUILDER_NESTED=1`, the crate's build script inside that nested
 //!   build): does nothing;
 //! * **linker mode** (run with arguments: the nested build uses this executable as rustc's
@@ -72,9 +74,11 @@ mod link;
 mod link_args;
 mod nested;
 mod panic_rewrite;
+mod prebuilt;
 mod process;
 mod products;
 mod ptxas;
+mod simulator_opt_level;
 mod target_cpus;
 mod toolchain;
 
@@ -180,8 +184,13 @@ impl Builder {
         println!("cargo:rerun-if-changed=build.rs");
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;
-        let toolchain = toolchain::ensure(&config.toolchain, config.toolchain_origin)?;
-        target_cpus::check(&config, &toolchain)?;
-        nested::build(&config, &toolchain)
+        // `None`: the toolchain is missing and the crate's packaged PTX is used (`prebuilt.rs`).
+        if let Some(toolchain) = prebuilt::toolchain_or_packaged(&config)? {
+            target_cpus::check(&config, &toolchain)?;
+            nested::build(&config, &toolchain)?;
+            prebuilt::write_if_requested(&config)?;
+        }
+        simulator_opt_level::warn_if_unoptimised();
+        Ok(())
     }
 }

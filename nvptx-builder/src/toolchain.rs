@@ -104,6 +104,11 @@ pub(crate) fn ensure(name: &str, origin: Origin) -> Result<Toolchain> {
     Ok(toolchain)
 }
 
+/// Whether toolchain `name` is installed, asked of rustup without installing anything.
+pub(crate) fn is_installed(name: &str) -> bool {
+    find_rustup().is_some_and(|rustup| which_rustc(&rustup, name).is_some())
+}
+
 /// Locates the rustup executable.
 fn find_rustup() -> Option<PathBuf> {
     let exe = format!("rustup{EXE_SUFFIX}");

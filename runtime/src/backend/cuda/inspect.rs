@@ -3,6 +3,7 @@
 //! (`cuOccupancyMaxActiveBlocksPerMultiprocessor`, `cuOccupancyMaxPotentialBlockSize`).
 
 use super::driver::driver;
+use super::launch::allow_dynamic_shared;
 use super::{CudaDevice, attribute};
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::KernelInfo;
@@ -83,6 +84,9 @@ impl CudaDevice {
     ) -> Result<u32> {
         let function = self.function(info)?;
         self.bind()?;
+        // The driver counts 0 blocks for more than 48 KiB until the kernel has opted in, as a
+        // launch of that size would.
+        allow_dynamic_shared(dynamic_shared_bytes, &function)?;
         // SAFETY: `function` is loaded in this device's context, current above, and alive.
         let blocks = unsafe {
             result::occupancy::max_active_block_per_multiprocessor(
@@ -104,6 +108,7 @@ impl CudaDevice {
     ) -> Result<u32> {
         let function = self.function(info)?;
         self.bind()?;
+        allow_dynamic_shared(dynamic_shared_bytes, &function)?;
         // SAFETY: `function` is loaded in this device's context, current above, and alive;
         // no block-size-to-shared-memory callback is passed, so the driver uses the fixed size.
         let (_, block) = unsafe {

@@ -37,7 +37,7 @@ impl CudaDevice {
     ) -> Result<()> {
         let function = self.function(info)?;
         check_function(launch, info, &function, limits, device)?;
-        allow_dynamic_shared(launch, &function)?;
+        allow_dynamic_shared(launch.shared_mem_bytes, &function)?;
         self.bind()?;
         let mut pointers = params.pointers();
         let (g, b) = (launch.grid, launch.block);
@@ -102,10 +102,11 @@ fn check_function(
 }
 
 /// Above 48 KiB a kernel must opt in to more dynamic shared memory: raises the function's
-/// allowance when the launch asks for more than it has.
+/// allowance when a launch (or an occupancy question) asks for more than it has. The caller has
+/// checked `shared_mem_bytes` against the device's opt-in limit.
 #[inline]
-fn allow_dynamic_shared(launch: &LaunchShape, function: &LoadedFunction) -> Result<()> {
-    if launch.shared_mem_bytes <= function.dynamic_shared_allowed.load(Ordering::Relaxed) {
+pub(super) fn allow_dynamic_shared(shared_mem_bytes: u32, function: &LoadedFunction) -> Result<()> {
+    if shared_mem_bytes <= function.dynamic_shared_allowed.load(Ordering::Relaxed) {
         return Ok(());
     }
     // SAFETY: the function is loaded and alive (the caller holds it); the value was checked
@@ -114,12 +115,12 @@ fn allow_dynamic_shared(launch: &LaunchShape, function: &LoadedFunction) -> Resu
         result::function::set_function_attribute(
             function.function.cu_function(),
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            launch.shared_mem_bytes as i32,
+            shared_mem_bytes as i32,
         )
     }
     .map_err(driver("cuFuncSetAttribute"))?;
     function
         .dynamic_shared_allowed
-        .fetch_max(launch.shared_mem_bytes, Ordering::Relaxed);
+        .fetch_max(shared_mem_bytes, Ordering::Relaxed);
     Ok(())
 }

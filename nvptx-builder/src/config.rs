@@ -295,18 +295,20 @@ pub(crate) fn validate_arch(arch: &str, origin: Origin) -> Result<(), Error> {
     }
 }
 
+/// An environment of `pairs` for the `*_with` functions' tests.
+#[cfg(test)]
+pub(crate) fn env_of<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |k| {
+        pairs
+            .iter()
+            .find(|(key, _)| *key == k)
+            .map(|(_, v)| (*v).to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env_of<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(key, _)| *key == k)
-                .map(|(_, v)| (*v).to_owned())
-        }
-    }
 
     #[test]
     fn defaults() {

@@ -48,15 +48,7 @@ pub(crate) fn advice(package: &str, env: impl Fn(&str) -> Option<String>) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env_of<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(key, _)| *key == k)
-                .map(|(_, v)| (*v).to_owned())
-        }
-    }
+    use crate::config::env_of;
 
     #[test]
     fn warns_at_opt_level_0_with_the_lines_to_add() {

@@ -43,6 +43,7 @@ impl SimHooks for Launch<'_> {
                 WarpOp::Sync { .. } => 0,
                 WarpOp::Shuffle { value, .. } => value,
                 WarpOp::Ballot { predicate, .. } => (predicate as u64) << (rank % 32),
+                WarpOp::Gather { .. } => 0,
             };
         }
         self.wait(rank, ThreadState::AtWarp { op, location })
@@ -79,14 +80,28 @@ impl SimHooks for Launch<'_> {
         if self.aborting.get() || std::thread::panicking() {
             return;
         }
-        let rank = self.current.get();
-        let report = self
-            .shared
-            .borrow_mut()
-            .access(address, bytes, rank, write, location);
-        if let Some(report) = report {
-            let fault = self.race_fault(&report);
-            self.stop(fault);
+        self.check_not_pending(address, bytes, write, location);
+        self.record_shared_access(address, bytes, write, location);
+    }
+
+    fn async_copy(&self, destination: *mut u8, data: &[u8], location: &'static Location<'static>) {
+        if self.aborting.get() {
+            panic_capture::abort_thread();
+        }
+        if !std::thread::panicking() {
+            self.start_async_copy(destination, data, location);
+        }
+    }
+
+    fn async_copy_commit(&self) {
+        if !self.aborting.get() && !std::thread::panicking() {
+            self.commit_async_copies();
+        }
+    }
+
+    fn async_copy_wait(&self, pending_groups: u32, location: &'static Location<'static>) {
+        if !self.aborting.get() && !std::thread::panicking() {
+            self.wait_async_copies(pending_groups, location);
         }
     }
 
@@ -128,9 +143,29 @@ impl SimHooks for Launch<'_> {
 impl Launch<'_> {
     /// Records a fault found by a hook and ends the calling thread; the scheduler then stops the
     /// block and the launch.
-    fn stop(&self, fault: SimulatorFault) -> ! {
+    pub(super) fn stop(&self, fault: SimulatorFault) -> ! {
         self.fail(fault);
         panic_capture::abort_thread()
+    }
+
+    /// Shows the running thread's access to the race detector; ends the thread with a fault when
+    /// it races.
+    pub(super) fn record_shared_access(
+        &self,
+        address: *const u8,
+        bytes: usize,
+        write: bool,
+        location: &'static Location<'static>,
+    ) {
+        let rank = self.current.get();
+        let report = self
+            .shared
+            .borrow_mut()
+            .access(address, bytes, rank, write, location);
+        if let Some(report) = report {
+            let fault = self.race_fault(&report);
+            self.stop(fault);
+        }
     }
 
     /// The fault for a data race.

@@ -32,8 +32,8 @@
 //! before its copy has been waited for is a race with the copy engine: on a GPU it returns old,
 //! new or partly new bytes; the simulator performs the copies at the wait and reports any access
 //! to a pending destination as a fault (`SimulatorFault::AsyncCopyPending`, naming both lines).
-//! Copies that are never waited for are dropped by the simulator when the thread ends (a GPU
-//! completes them at some point, which no thread can observe without a wait).
+//! Copies that are never waited for stay pending on the simulator (an access to them by any
+//! thread is reported) and are dropped when the block ends.
 //!
 //! # Checks
 //! Both backends check, and panic at the caller's line when violated: the copy is 4, 8 or 16
@@ -41,6 +41,13 @@
 //! addresses are aligned to the copy's size (the instruction requires it); for the zero-fill form
 //! the source is not longer than the copy. The source range is whatever slice the caller passes,
 //! so ordinary slice indexing checks it.
+//!
+//! A static `shared_array!` is aligned to its element type only (4 bytes for `f32`): for 8- and
+//! 16-byte copies of smaller elements, take the shared memory from [`DynamicShared`] or
+//! [`dynamic_shared_array`](crate::dynamic_shared_array), whose start is 16-byte aligned, as the
+//! kernels of `tests/kernels/src/async_copy.rs` do. Device buffers start 256-byte aligned.
+//!
+//! [`DynamicShared`]: crate::DynamicShared
 //!
 //! # Architecture
 //! `cp.async` needs sm_80: in a kernel crate built for an older GPU, calling these functions is a

@@ -34,8 +34,10 @@
 //! lanes).
 //!
 //! # Architecture
-//! `ldmatrix` needs sm_80: in a kernel crate built for an older GPU, calling these functions is a
-//! compile error (see [`crate::architecture`]).
+//! The instruction exists from sm_75 on; ferrocuda offers it from sm_80, the architecture of the
+//! `cp.async` copies that fill the tiles and of the `mma.sync.m16n8k16` whose fragments it
+//! loads. In a kernel crate built for an older GPU, calling these functions is a compile error
+//! (see [`crate::architecture`]).
 
 use crate::DeviceCopy;
 use crate::architecture::{Sm80, Target};

@@ -211,3 +211,81 @@ impl Launch<'_> {
         }
     }
 }
+
+/// The asynchronous-copy hooks' work (the bookkeeping is `async_copy.rs`).
+impl Launch<'_> {
+    /// Starts a copy for the running thread (the `async_copy` hook).
+    pub(super) fn start_async_copy(
+        &self,
+        destination: *mut u8,
+        data: &[u8],
+        location: &'static Location<'static>,
+    ) {
+        let rank = self.current.get();
+        self.check_not_pending(destination, data.len(), true, location);
+        self.record_shared_access(destination, data.len(), true, location);
+        self.async_copies
+            .borrow_mut()
+            .start(rank, destination as usize, data, location);
+    }
+
+    /// Commits the running thread's copies (the `async_copy_commit` hook).
+    pub(super) fn commit_async_copies(&self) {
+        self.async_copies.borrow_mut().commit(self.current.get());
+    }
+
+    /// Completes the running thread's groups but the `keep` most recent (the `async_copy_wait`
+    /// hook): writes their bytes to shared memory.
+    pub(super) fn wait_async_copies(&self, keep: u32, location: &'static Location<'static>) {
+        let rank = self.current.get();
+        let completed = self.async_copies.borrow_mut().complete(rank, keep);
+        for copy in completed {
+            // SAFETY: the device side checked that `destination..+len` lies in a shared array of
+            // the block being run, which lives until the block ends; the running thread is the
+            // only one executing, and no reference to those bytes is held across this hook.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    copy.data.as_ptr(),
+                    copy.destination as *mut u8,
+                    copy.len,
+                );
+            }
+            self.record_shared_access(copy.destination as *const u8, copy.len, true, location);
+        }
+    }
+
+    /// Ends the running thread with a fault when `address..address + bytes` overlaps a pending
+    /// copy (an access by the kernel, or a new copy to the same bytes).
+    #[inline]
+    pub(super) fn check_not_pending(
+        &self,
+        address: *const u8,
+        bytes: usize,
+        write: bool,
+        location: &'static Location<'static>,
+    ) {
+        let Some(copy) = self
+            .async_copies
+            .borrow()
+            .overlapping(address as usize, bytes)
+        else {
+            return;
+        };
+        let fault = SimulatorFault::AsyncCopyPending {
+            kernel: self.info.name.to_string(),
+            block: self.block_idx.get(),
+            access: SharedAccess {
+                thread: self.coords(self.current.get()),
+                write,
+                site: SourceSite::from_location(location),
+            },
+            copy: SharedAccess {
+                thread: self.coords(copy.thread),
+                write: true,
+                site: SourceSite::from_location(copy.location),
+            },
+            committed: copy.group.is_some(),
+        };
+        self.stop(fault);
+    }
+}

@@ -162,7 +162,8 @@ device_tests! {
             for word in words {
                 assert!(panic.message.contains(word), "mode {mode}: {}", panic.message);
             }
-            assert_eq!(panic.file, KERNELS_FILE, "mode {mode}");
+            // The kernel's line, not the device crate's (the GPU may name the file absolutely).
+            assert!(panic.file.ends_with("kernels/src/async_copy.rs"), "mode {mode}: {}", panic.file);
         }
         // The simulator names the numbers.
         if device.is_simulator() {

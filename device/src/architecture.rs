@@ -1,6 +1,6 @@
 //! Gates for instructions that need a newer GPU than the default PTX target (sm_70).
 //!
-//! `cp.async` ([`crate::async_copy`]) exists from sm_80 (Ampere) on, and ferrocuda offers
+//! `cp.async` ([`crate::async_copy`](mod@crate::async_copy)) exists from sm_80 (Ampere) on, and ferrocuda offers
 //! `ldmatrix` ([`crate::ldmatrix`], sm_75 in PTX) from the same architecture, with the
 //! tensor-core instructions it feeds. A kernel crate is compiled for the architecture `FERROCUDA_ARCH` names (sm_70 by
 //! default); rustc then sets `target_feature = "sm_80"` when that architecture is sm_80 or newer.

@@ -111,3 +111,60 @@ impl AsyncCopies {
             .copied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A copy of one 4-byte word at `destination` whose bytes all equal `fill`.
+    fn start(copies: &mut AsyncCopies, thread: usize, destination: usize, fill: u8) {
+        copies.start(thread, destination, &[fill; 4], Location::caller());
+    }
+
+    /// The first bytes of the completed copies, in start order.
+    fn completed(copies: &mut AsyncCopies, thread: usize, keep: u32) -> Vec<u8> {
+        copies
+            .complete(thread, keep)
+            .iter()
+            .map(|c| c.data[0])
+            .collect()
+    }
+
+    #[test]
+    fn wait_group_completes_all_but_the_newest_groups_empty_ones_counted() {
+        let mut copies = AsyncCopies::new(2);
+        start(&mut copies, 0, 0, 1);
+        copies.commit(0); // group 0: copy 1
+        copies.commit(0); // group 1: empty
+        start(&mut copies, 0, 4, 2);
+        copies.commit(0); // group 2: copy 2
+        start(&mut copies, 0, 8, 3); // not committed
+        start(&mut copies, 1, 12, 4);
+        copies.commit(1); // thread 1's group 0
+        // The two newest groups (1, 2) stay pending: only group 0 completes.
+        assert_eq!(completed(&mut copies, 0, 2), [1]);
+        assert_eq!(completed(&mut copies, 0, 2), Vec::<u8>::new());
+        // Keeping one group still keeps group 2 (group 1 is empty).
+        assert_eq!(completed(&mut copies, 0, 1), Vec::<u8>::new());
+        assert_eq!(completed(&mut copies, 0, 0), [2]);
+        // The uncommitted copy and thread 1's group are untouched.
+        assert!(copies.overlapping(8, 4).is_some());
+        assert!(copies.overlapping(12, 1).is_some());
+        copies.commit(0);
+        assert_eq!(completed(&mut copies, 0, 0), [3]);
+        assert_eq!(completed(&mut copies, 1, 0), [4]);
+        assert!(copies.overlapping(0, 16).is_none());
+    }
+
+    #[test]
+    fn overlap_is_byte_exact() {
+        let mut copies = AsyncCopies::new(1);
+        copies.start(0, 16, &[0; 16], Location::caller());
+        assert!(copies.overlapping(15, 1).is_none());
+        assert!(copies.overlapping(12, 5).is_some());
+        assert!(copies.overlapping(31, 1).is_some());
+        assert!(copies.overlapping(32, 4).is_none());
+        copies.begin_block();
+        assert!(copies.overlapping(16, 16).is_none());
+    }
+}

@@ -2,7 +2,8 @@
 //!
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
 //! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`]), shared memory, atomics,
-//! warp operations, math and device `printf`.
+//! warp operations, asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), math
+//! and device `printf`.
 //!
 //! The crate is `no_std` and compiles for two targets:
 //! - `nvptx64-nvidia-cuda`: each function lowers to the PTX instruction it names;
@@ -40,12 +41,15 @@
 extern crate std;
 
 pub mod abi;
+pub mod architecture;
+pub mod async_copy;
 pub mod atomic;
 mod backend;
 mod bounds;
 pub mod constant;
 pub mod dims;
 pub mod index;
+pub mod ldmatrix;
 pub mod math;
 pub mod matrix;
 pub mod panic;
@@ -58,10 +62,17 @@ pub mod warp;
 pub mod sim;
 
 pub use abi::{DeviceCopy, KernelParam};
+pub use async_copy::{ASYNC_COPY_SIZES, async_copy, async_copy_zero_fill};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+pub use async_copy::{async_copy_commit, async_copy_wait, async_copy_wait_all};
 pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
 pub use constant::Constant;
 pub use dims::Dim3;
 pub use index::*;
+pub use ldmatrix::{
+    Bits16, LDMATRIX_ROW_ELEMENTS, ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans,
+    ldmatrix_x4, ldmatrix_x4_trans,
+};
 pub use math::{DeviceFloat, FAST_MATH_FUNCTIONS, MATH_FUNCTIONS};
 pub use matrix::{Matrix, MatrixMut};
 pub use shared::{
@@ -78,9 +89,16 @@ pub use warp::{
 /// device-API table (`tests/tests/prelude_readme.rs` checks that each one resolves through
 /// `ferrocuda::prelude`).
 pub mod prelude {
+    pub use crate::async_copy::{async_copy, async_copy_zero_fill};
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    pub use crate::async_copy::{async_copy_commit, async_copy_wait, async_copy_wait_all};
     pub use crate::atomic::{Atomic, AtomicBitwise, AtomicSlice, Ordering};
     pub use crate::dims::Dim3;
     pub use crate::index::*;
+    pub use crate::ldmatrix::{
+        ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4,
+        ldmatrix_x4_trans,
+    };
     pub use crate::math::{
         DeviceFloat, fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
     };

@@ -77,6 +77,20 @@ pub enum WarpOp {
         /// This lane's predicate.
         predicate: bool,
     },
+    /// A warp-collective instruction that needs every lane's data (`ldmatrix`): each lane gives
+    /// 128 bits and receives those of every lane of the mask (zero for the others). The lanes
+    /// must name the same instruction and mask.
+    Gather {
+        /// The instruction, for fault reports (`ldmatrix.x4.trans`).
+        instruction: &'static str,
+        /// Lanes taking part.
+        mask: u32,
+        /// This lane's 128 bits.
+        value: [u64; 2],
+        /// Where the simulator writes the 32 lanes' values, indexed by lane: valid until the
+        /// lane resumes (it waits at the operation meanwhile).
+        gathered: *mut [[u64; 2]; 32],
+    },
 }
 
 /// A static shared-memory declaration site (`shared_array!`), identified by its address.
@@ -117,6 +131,14 @@ pub trait SimHooks {
     fn print(&self, text: &str);
     /// The launch's copy of a constant-memory symbol (`init` is its initial value).
     fn constant(&self, name: &'static str, init: &'static [u8]) -> *const u8;
+    /// Starts an asynchronous copy (`cp.async`) of `data` (the source bytes, read at the start)
+    /// to the shared memory at `destination`, pending until a wait completes its group.
+    fn async_copy(&self, destination: *mut u8, data: &[u8], location: &'static Location<'static>);
+    /// Closes the calling thread's uncommitted copies into a group (`cp.async.commit_group`).
+    fn async_copy_commit(&self);
+    /// Completes the calling thread's groups except the `pending_groups` most recent
+    /// (`cp.async.wait_group`): writes their bytes to shared memory.
+    fn async_copy_wait(&self, pending_groups: u32, location: &'static Location<'static>);
     /// Lets the other threads of the block run before this one goes on (a thread spinning on a
     /// flag another thread sets must let that thread run). Called every [`ATOMICS_PER_YIELD`]
     /// atomic operations of a thread.

@@ -71,6 +71,10 @@ readme_names! {
         shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, shfl_sync_width,
         shfl_up_sync_width, shfl_down_sync_width, shfl_xor_sync_width, ShuffleValue, ballot_sync,
         any_sync, all_sync, active_mask, FULL_MASK, WARP_SIZE,
+        // asynchronous copies and ldmatrix
+        async_copy, async_copy_zero_fill, async_copy_commit, async_copy_wait, async_copy_wait_all,
+        ldmatrix_x1, ldmatrix_x2, ldmatrix_x4, ldmatrix_x1_trans, ldmatrix_x2_trans,
+        ldmatrix_x4_trans,
         // math approximations
         fast_sin, fast_cos, fast_exp2, fast_log2, fast_exp, fast_tanh, fast_rsqrt,
         // printing, constant memory, matrices, generics, structs

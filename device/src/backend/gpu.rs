@@ -1,8 +1,10 @@
 //! The GPU backend: each function lowers to the PTX instruction its façade names.
 
+pub(crate) mod async_copy;
 pub(crate) mod atomic;
 pub(crate) mod bounds;
 pub(crate) mod index;
+pub(crate) mod ldmatrix;
 pub(crate) mod math;
 pub(crate) mod matrix;
 pub(crate) mod panic;

@@ -1,9 +1,11 @@
 //! The simulator backend: each function asks the CPU simulator of the `ferrocuda` runtime
 //! (through [`crate::sim`]) or computes the result with `std`.
 
+pub(crate) mod async_copy;
 pub(crate) mod atomic;
 pub(crate) mod bounds;
 pub(crate) mod index;
+pub(crate) mod ldmatrix;
 pub(crate) mod math;
 pub(crate) mod matrix;
 pub(crate) mod print;

@@ -181,6 +181,27 @@ pub enum SimulatorFault {
         /// The size of the array in bytes.
         region_bytes: usize,
     },
+    /// A thread accessed shared memory that an asynchronous copy (`async_copy`, `cp.async`) is
+    /// still writing: the copy is complete only after its thread's `async_copy_wait` covering its
+    /// group (and visible to other threads after a barrier following that wait).
+    #[error(
+        "kernel `{kernel}`: in block {block}, thread {} {} shared memory at {} that an async_copy started by thread {} at {} is still writing ({}); on a GPU the access would see old, new or partly copied bytes",
+        access.thread, verb(access.write), access.site, copy.thread, copy.site,
+        if *committed { "its group has not been waited for: call async_copy_wait in that thread first, then syncthreads for other threads" } else { "it was never committed: call async_copy_commit and async_copy_wait in that thread first" }
+    )]
+    AsyncCopyPending {
+        /// The kernel's entry name.
+        kernel: String,
+        /// `blockIdx` of the block.
+        block: Dim3,
+        /// The access that touched the pending bytes (a copy started over them counts as a
+        /// write).
+        access: SharedAccess,
+        /// The pending copy: the thread that started it and where.
+        copy: SharedAccess,
+        /// Whether the copy had been committed to a group.
+        committed: bool,
+    },
     /// The kernel's static shared arrays exceed the per-block limit.
     #[error(
         "kernel `{kernel}`: the kernel's static shared arrays need {static_bytes} bytes, more than the limit of {limit} bytes per block"
@@ -252,6 +273,7 @@ impl SimulatorFault {
             | SimulatorFault::InvalidWarpMask { kernel, .. }
             | SimulatorFault::Deadlock { kernel, .. }
             | SimulatorFault::DataRace { kernel, .. }
+            | SimulatorFault::AsyncCopyPending { kernel, .. }
             | SimulatorFault::StaticSharedMemoryLimit { kernel, .. }
             | SimulatorFault::SharedMemoryLimit { kernel, .. }
             | SimulatorFault::StackAllocation { kernel, .. }
@@ -267,6 +289,7 @@ impl SimulatorFault {
             | SimulatorFault::InvalidWarpMask { block, .. }
             | SimulatorFault::Deadlock { block, .. }
             | SimulatorFault::DataRace { block, .. }
+            | SimulatorFault::AsyncCopyPending { block, .. }
             | SimulatorFault::NoProgress { block, .. } => Some(*block),
             SimulatorFault::StaticSharedMemoryLimit { .. }
             | SimulatorFault::SharedMemoryLimit { .. }

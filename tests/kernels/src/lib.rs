@@ -9,6 +9,7 @@
 
 ferrocuda::ptx_module!();
 
+pub mod async_copy;
 pub mod busy;
 pub mod check_faults;
 pub mod context_faults;

@@ -43,6 +43,7 @@ impl SimHooks for Launch<'_> {
                 WarpOp::Sync { .. } => 0,
                 WarpOp::Shuffle { value, .. } => value,
                 WarpOp::Ballot { predicate, .. } => (predicate as u64) << (rank % 32),
+                WarpOp::Gather { .. } => 0,
             };
         }
         self.wait(rank, ThreadState::AtWarp { op, location })
@@ -79,14 +80,28 @@ impl SimHooks for Launch<'_> {
         if self.aborting.get() || std::thread::panicking() {
             return;
         }
-        let rank = self.current.get();
-        let report = self
-            .shared
-            .borrow_mut()
-            .access(address, bytes, rank, write, location);
-        if let Some(report) = report {
-            let fault = self.race_fault(&report);
-            self.stop(fault);
+        self.check_not_pending(address, bytes, write, location);
+        self.record_shared_access(address, bytes, write, location);
+    }
+
+    fn async_copy(&self, destination: *mut u8, data: &[u8], location: &'static Location<'static>) {
+        if self.aborting.get() {
+            panic_capture::abort_thread();
+        }
+        if !std::thread::panicking() {
+            self.start_async_copy(destination, data, location);
+        }
+    }
+
+    fn async_copy_commit(&self) {
+        if !self.aborting.get() && !std::thread::panicking() {
+            self.commit_async_copies();
+        }
+    }
+
+    fn async_copy_wait(&self, pending_groups: u32, location: &'static Location<'static>) {
+        if !self.aborting.get() && !std::thread::panicking() {
+            self.wait_async_copies(pending_groups, location);
         }
     }
 
@@ -128,9 +143,29 @@ impl SimHooks for Launch<'_> {
 impl Launch<'_> {
     /// Records a fault found by a hook and ends the calling thread; the scheduler then stops the
     /// block and the launch.
-    fn stop(&self, fault: SimulatorFault) -> ! {
+    pub(super) fn stop(&self, fault: SimulatorFault) -> ! {
         self.fail(fault);
         panic_capture::abort_thread()
+    }
+
+    /// Shows the running thread's access to the race detector; ends the thread with a fault when
+    /// it races.
+    pub(super) fn record_shared_access(
+        &self,
+        address: *const u8,
+        bytes: usize,
+        write: bool,
+        location: &'static Location<'static>,
+    ) {
+        let rank = self.current.get();
+        let report = self
+            .shared
+            .borrow_mut()
+            .access(address, bytes, rank, write, location);
+        if let Some(report) = report {
+            let fault = self.race_fault(&report);
+            self.stop(fault);
+        }
     }
 
     /// The fault for a data race.
@@ -174,5 +209,83 @@ impl Launch<'_> {
                 limit,
             },
         }
+    }
+}
+
+/// The asynchronous-copy hooks' work (the bookkeeping is `async_copy.rs`).
+impl Launch<'_> {
+    /// Starts a copy for the running thread (the `async_copy` hook).
+    pub(super) fn start_async_copy(
+        &self,
+        destination: *mut u8,
+        data: &[u8],
+        location: &'static Location<'static>,
+    ) {
+        let rank = self.current.get();
+        self.check_not_pending(destination, data.len(), true, location);
+        self.record_shared_access(destination, data.len(), true, location);
+        self.async_copies
+            .borrow_mut()
+            .start(rank, destination as usize, data, location);
+    }
+
+    /// Commits the running thread's copies (the `async_copy_commit` hook).
+    pub(super) fn commit_async_copies(&self) {
+        self.async_copies.borrow_mut().commit(self.current.get());
+    }
+
+    /// Completes the running thread's groups but the `keep` most recent (the `async_copy_wait`
+    /// hook): writes their bytes to shared memory.
+    pub(super) fn wait_async_copies(&self, keep: u32, location: &'static Location<'static>) {
+        let rank = self.current.get();
+        let completed = self.async_copies.borrow_mut().complete(rank, keep);
+        for copy in completed {
+            // SAFETY: the device side checked that `destination..+len` lies in a shared array of
+            // the block being run, which lives until the block ends; the running thread is the
+            // only one executing, and no reference to those bytes is held across this hook.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    copy.data.as_ptr(),
+                    copy.destination as *mut u8,
+                    copy.len,
+                );
+            }
+            self.record_shared_access(copy.destination as *const u8, copy.len, true, location);
+        }
+    }
+
+    /// Ends the running thread with a fault when `address..address + bytes` overlaps a pending
+    /// copy (an access by the kernel, or a new copy to the same bytes).
+    #[inline]
+    pub(super) fn check_not_pending(
+        &self,
+        address: *const u8,
+        bytes: usize,
+        write: bool,
+        location: &'static Location<'static>,
+    ) {
+        let Some(copy) = self
+            .async_copies
+            .borrow()
+            .overlapping(address as usize, bytes)
+        else {
+            return;
+        };
+        let fault = SimulatorFault::AsyncCopyPending {
+            kernel: self.info.name.to_string(),
+            block: self.block_idx.get(),
+            access: SharedAccess {
+                thread: self.coords(self.current.get()),
+                write,
+                site: SourceSite::from_location(location),
+            },
+            copy: SharedAccess {
+                thread: self.coords(copy.thread),
+                write: true,
+                site: SourceSite::from_location(copy.location),
+            },
+            committed: copy.group.is_some(),
+        };
+        self.stop(fault);
     }
 }

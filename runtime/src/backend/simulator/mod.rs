@@ -16,6 +16,8 @@
 //! - **Shared memory** is allocated per block on first use ([`shared_memory`]), filled with
 //!   [`shared_memory::POISON`] bytes so that reading memory never written gives obviously wrong
 //!   values (NaN for floats, -1 for signed integers).
+//! - **Asynchronous copies** (`cp.async`) stay pending per thread until a wait completes their
+//!   group; touching a pending destination is a fault ([`async_copy`]).
 //! - **Data races** on shared memory between two barriers are found by the [`race`] detector.
 //! - **No progress** for `FERROCUDA_SIMULATOR_WATCHDOG_SECS` ends the launch with a fault, or
 //!   the process with a report when the thread cannot be stopped ([`watchdog`]).
@@ -29,6 +31,7 @@
 //! Device functions reach the simulator through [`ferrocuda_device::sim::SimHooks`], implemented
 //! in [`hooks`].
 
+mod async_copy;
 mod block;
 mod constants;
 mod hooks;

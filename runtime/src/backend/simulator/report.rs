@@ -37,13 +37,17 @@ pub(super) fn op_name(op: &WarpOp) -> &'static str {
             ..
         } => "shfl_xor_sync",
         WarpOp::Ballot { .. } => "ballot_sync",
+        WarpOp::Gather { instruction, .. } => instruction,
     }
 }
 
 /// The lanes an operation names.
 pub(super) fn op_mask(op: &WarpOp) -> u32 {
     match *op {
-        WarpOp::Sync { mask } | WarpOp::Shuffle { mask, .. } | WarpOp::Ballot { mask, .. } => mask,
+        WarpOp::Sync { mask }
+        | WarpOp::Shuffle { mask, .. }
+        | WarpOp::Ballot { mask, .. }
+        | WarpOp::Gather { mask, .. } => mask,
     }
 }
 

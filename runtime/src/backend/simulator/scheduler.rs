@@ -15,6 +15,7 @@
 //! its stack with a payload the panic hook never sees, so destructors run and the stack goes back
 //! to the pool.
 
+use super::async_copy::AsyncCopies;
 use super::block::{ThreadSlot, ThreadState};
 use super::constants::ConstantStore;
 use super::panic_capture::{self, AbortThread};
@@ -75,6 +76,8 @@ pub(super) struct Launch<'a> {
     pub(super) aborting: Cell<bool>,
     /// Shared memory and the race detector.
     pub(super) shared: RefCell<SharedMemory>,
+    /// The block's asynchronous copies not yet waited for.
+    pub(super) async_copies: RefCell<AsyncCopies>,
     /// The fault that ends the launch.
     fault: RefCell<Option<SimulatorFault>>,
     /// Whether `fault` is set (checked after every resume).
@@ -143,6 +146,7 @@ impl<'a> Launch<'a> {
             threads: (0..threads).map(|_| ThreadSlot::new()).collect(),
             aborting: Cell::new(false),
             shared: RefCell::new(SharedMemory::new(config.shared_mem_bytes as usize, threads)),
+            async_copies: RefCell::new(AsyncCopies::new(threads)),
             fault: RefCell::new(None),
             failed: Cell::new(false),
             panic: RefCell::new(None),
@@ -222,6 +226,7 @@ impl<'a> Launch<'a> {
             slot.result.set(0);
         }
         self.shared.borrow_mut().begin_block();
+        self.async_copies.borrow_mut().begin_block();
     }
 
     /// Runs the current block to its end (or to a fault, recorded in `self.fault`).

@@ -1,4 +1,5 @@
-//! Warp-synchronous operations: `syncwarp`, shuffles and ballots.
+//! Warp-synchronous operations: `syncwarp`, shuffles, ballots and gathers (`ldmatrix`, whose
+//! lanes each receive every lane's 128 bits and pick their fragment on the device side).
 //!
 //! A lane reaching a warp operation waits (its coroutine is suspended). When no thread of the
 //! block can run, the scheduler completes every operation whose lanes have all arrived: each lane
@@ -24,6 +25,18 @@ fn same_operation(a: &WarpOp, b: &WarpOp) -> bool {
     match (*a, *b) {
         (WarpOp::Sync { mask: m1 }, WarpOp::Sync { mask: m2 }) => m1 == m2,
         (WarpOp::Ballot { mask: m1, .. }, WarpOp::Ballot { mask: m2, .. }) => m1 == m2,
+        (
+            WarpOp::Gather {
+                instruction: i1,
+                mask: m1,
+                ..
+            },
+            WarpOp::Gather {
+                instruction: i2,
+                mask: m2,
+                ..
+            },
+        ) => i1 == i2 && m1 == m2,
         (
             WarpOp::Shuffle {
                 kind: k1,
@@ -134,11 +147,13 @@ impl Launch<'_> {
     /// `base`) have arrived: computes each lane's result and makes the lanes runnable.
     fn complete_warp_op(&self, base: usize, mask: u32, op: &WarpOp) {
         let mut values = [0u64; WARP_SIZE];
+        let mut gathered = [[0u64; 2]; WARP_SIZE];
         let mut ballot = 0u32;
         for lane in lanes(mask) {
             if let ThreadState::AtWarp { op, .. } = self.threads[base + lane].state.get() {
                 match op {
                     WarpOp::Shuffle { value, .. } => values[lane] = value,
+                    WarpOp::Gather { value, .. } => gathered[lane] = value,
                     WarpOp::Ballot {
                         predicate: true, ..
                     } => ballot |= 1 << lane,
@@ -153,6 +168,15 @@ impl Launch<'_> {
             };
             let result = match lane_op {
                 WarpOp::Sync { .. } => 0,
+                WarpOp::Gather {
+                    gathered: destination,
+                    ..
+                } => {
+                    // SAFETY: the lane waits at this operation, so the buffer it named (on its
+                    // stack, valid until it resumes) is alive and nothing else refers to it.
+                    unsafe { destination.write(gathered) };
+                    0
+                }
                 WarpOp::Ballot { .. } => ballot as u64,
                 WarpOp::Shuffle {
                     kind,

@@ -1,0 +1,125 @@
+//! Asynchronous copies through `cp.async` (sm_80 and newer): the shared destination and the
+//! global source are converted to their state spaces' addresses inside the `asm!` block.
+//!
+//! The panics carry static messages (the GPU's panic record keeps no formatted text); the
+//! simulator's name the sizes and addresses.
+
+/// Checks the alignment of both addresses and starts the copy of `bytes` bytes (4, 8 or 16, as
+/// the façade checked), of which the first `source_bytes` come from `source` and the rest are
+/// zero.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn copy(destination: *mut u8, source: *const u8, bytes: usize, source_bytes: usize) {
+    if !(destination as usize).is_multiple_of(bytes) {
+        misaligned_destination();
+    }
+    // With nothing to read, any aligned global address will do: round the source down (it then
+    // lies in, or just before, the same allocation, and is never dereferenced).
+    let source = if source_bytes == 0 {
+        source.wrapping_sub(source as usize % bytes)
+    } else {
+        if !(source as usize).is_multiple_of(bytes) {
+            misaligned_source();
+        }
+        source
+    };
+    let source_bytes = source_bytes as u32;
+    // SAFETY: the façade checked that `destination..+bytes` lies in a shared array and `source`
+    // is a global slice of `source_bytes` bytes; both are aligned to `bytes` (checked above). The
+    // copy writes shared memory asynchronously: the façade's contract makes reading it before the
+    // wait a race, which is the kernel author's duty as for any shared-memory race.
+    unsafe {
+        match bytes {
+            4 => core::arch::asm!(
+                "{{ .reg .u64 s, g; .reg .u32 s32;",
+                "cvta.to.shared.u64 s, {d}; cvt.u32.u64 s32, s; cvta.to.global.u64 g, {s};",
+                "cp.async.ca.shared.global [s32], [g], 4, {n}; }}",
+                d = in(reg64) destination, s = in(reg64) source, n = in(reg32) source_bytes,
+                options(nostack)
+            ),
+            8 => core::arch::asm!(
+                "{{ .reg .u64 s, g; .reg .u32 s32;",
+                "cvta.to.shared.u64 s, {d}; cvt.u32.u64 s32, s; cvta.to.global.u64 g, {s};",
+                "cp.async.ca.shared.global [s32], [g], 8, {n}; }}",
+                d = in(reg64) destination, s = in(reg64) source, n = in(reg32) source_bytes,
+                options(nostack)
+            ),
+            _ => core::arch::asm!(
+                "{{ .reg .u64 s, g; .reg .u32 s32;",
+                "cvta.to.shared.u64 s, {d}; cvt.u32.u64 s32, s; cvta.to.global.u64 g, {s};",
+                "cp.async.cg.shared.global [s32], [g], 16, {n}; }}",
+                d = in(reg64) destination, s = in(reg64) source, n = in(reg32) source_bytes,
+                options(nostack)
+            ),
+        }
+    }
+}
+
+/// `cp.async.commit_group`.
+#[cfg(target_feature = "sm_80")]
+#[inline(always)]
+pub(crate) fn commit() {
+    // SAFETY: closes this thread's pending copies into a group; touches no memory itself (not
+    // `nomem`, so that the compiler keeps it ordered with the copies).
+    unsafe { core::arch::asm!("cp.async.commit_group;", options(nostack)) }
+}
+
+/// `cp.async.wait_group N`.
+#[cfg(target_feature = "sm_80")]
+#[inline(always)]
+pub(crate) fn wait<const N: u32>() {
+    // SAFETY: waits for this thread's copies; the compiler must not move shared-memory reads
+    // above it, which the default (memory-clobbering) `asm!` ensures.
+    unsafe { core::arch::asm!("cp.async.wait_group {n};", n = const N, options(nostack)) }
+}
+
+/// `cp.async.wait_all`.
+#[cfg(target_feature = "sm_80")]
+#[inline(always)]
+pub(crate) fn wait_all() {
+    // SAFETY: as `wait`.
+    unsafe { core::arch::asm!("cp.async.wait_all;", options(nostack)) }
+}
+
+/// The panic of a copy that is not 4, 8 or 16 bytes.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn bad_size(bytes: usize) -> ! {
+    let _ = bytes;
+    panic!("async_copy: a cp.async copies 4, 8 or 16 bytes (run on the simulator to see the size)")
+}
+
+/// The panic of a destination range outside the shared array.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn out_of_bounds(start: usize, len: usize, array_len: usize) -> ! {
+    let _ = (start, len, array_len);
+    panic!(
+        "async_copy: destination range out of bounds of the shared array (run on the simulator to see the indices)"
+    )
+}
+
+/// The panic of `async_copy_zero_fill` with a source longer than the copy.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn source_too_long(source_len: usize, len: usize) -> ! {
+    let _ = (source_len, len);
+    panic!("async_copy_zero_fill: the source is longer than the copy")
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn misaligned_destination() -> ! {
+    panic!("async_copy: the shared destination is not aligned to the copy's size")
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn misaligned_source() -> ! {
+    panic!("async_copy: the global source is not aligned to the copy's size")
+}

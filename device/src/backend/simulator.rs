@@ -6,6 +6,7 @@ pub(crate) mod bounds;
 pub(crate) mod index;
 pub(crate) mod math;
 pub(crate) mod matrix;
+pub(crate) mod mma;
 pub(crate) mod print;
 pub(crate) mod shared;
 pub(crate) mod sync;

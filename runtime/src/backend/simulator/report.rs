@@ -37,6 +37,7 @@ pub(super) fn op_name(op: &WarpOp) -> &'static str {
             ..
         } => "shfl_xor_sync",
         WarpOp::Ballot { .. } => "ballot_sync",
+        WarpOp::Mma { .. } => "mma_sync",
     }
 }
 
@@ -44,6 +45,8 @@ pub(super) fn op_name(op: &WarpOp) -> &'static str {
 pub(super) fn op_mask(op: &WarpOp) -> u32 {
     match *op {
         WarpOp::Sync { mask } | WarpOp::Shuffle { mask, .. } | WarpOp::Ballot { mask, .. } => mask,
+        // `.aligned`: the whole warp.
+        WarpOp::Mma { .. } => u32::MAX,
     }
 }
 

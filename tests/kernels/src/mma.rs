@@ -122,17 +122,15 @@ tensor_core_helpers! {
         }
         // 8 + 4 + 4 positions per lane (A, B, C), each as row * 16 + col; unused slots stay.
         let positions = &mut positions[16 * lane..16 * lane + 16];
-        for i in 0..FragmentA::<T>::ELEMENTS {
-            let (row, col) = FragmentA::<T>::position(i);
-            positions[i] = (row * 16 + col) as u32;
+        let flat = |(row, col): (usize, usize)| (row * 16 + col) as u32;
+        for (i, slot) in positions[..FragmentA::<T>::ELEMENTS].iter_mut().enumerate() {
+            *slot = flat(FragmentA::<T>::position(i));
         }
-        for i in 0..FragmentB::<T>::ELEMENTS {
-            let (row, col) = FragmentB::<T>::position(i);
-            positions[8 + i] = (row * 16 + col) as u32;
+        for (i, slot) in positions[8..8 + FragmentB::<T>::ELEMENTS].iter_mut().enumerate() {
+            *slot = flat(FragmentB::<T>::position(i));
         }
-        for i in 0..Accumulator::ELEMENTS {
-            let (row, col) = Accumulator::position(i);
-            positions[12 + i] = (row * 16 + col) as u32;
+        for (i, slot) in positions[12..16].iter_mut().enumerate() {
+            *slot = flat(Accumulator::position(i));
         }
         mark_ran(ran);
     }

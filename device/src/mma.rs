@@ -75,10 +75,11 @@
 //! The instructions need sm_80 or newer. A kernel crate built for an older architecture (the
 //! default PTX target is sm_70) that calls [`mma_sync`] does not compile: the error says
 //! "`mma_sync` needs an sm_80 or newer GPU architecture" and how to pick one
-//! (`FERROCUDA_ARCH=sm_80` or newer). [`TENSOR_CORES`] tells code that must also build for
-//! older targets whether it can use them, and the cfg
-//! `any(not(target_arch = "nvptx64"), target_feature = "sm_80")` leaves such code out of the
-//! older builds. On the simulator the instructions are always available.
+//! (`FERROCUDA_ARCH=sm_80` or newer). Code that must also build for older targets leaves the
+//! calls out with the cfg `any(not(target_arch = "nvptx64"), target_feature = "sm_80")` (rustc
+//! sets `target_feature = "sm_80"` for sm_80 and every newer target); [`TENSOR_CORES`] is the
+//! same condition as a `const`, for the code that remains. On the simulator the instructions are
+//! always available.
 //!
 //! # Numerics
 //! On the simulator, each element of `D` is the exact sum `C[r][c] + sum_k A[r][k] * B[k][c]`
@@ -733,7 +734,7 @@ fn write_packed<T: MmaInput>(registers: &mut [u32], index: usize, bits: u32) {
 #[diagnostic::on_unimplemented(
     message = "`mma_sync` needs an sm_80 or newer GPU architecture, and this kernel crate is built for an older one",
     label = "`mma.sync` does not exist before sm_80",
-    note = "build the kernels with `FERROCUDA_ARCH=sm_80` or newer (`sm_90` for Hopper); code that must also build for older targets can test `ferrocuda::device::mma::TENSOR_CORES` or sit under `#[cfg(any(not(target_arch = \"nvptx64\"), target_feature = \"sm_80\"))]`"
+    note = "build the kernels with `FERROCUDA_ARCH=sm_80` or newer (`sm_90` for Hopper); code that must also build for older targets can sit under `#[cfg(any(not(target_arch = \"nvptx64\"), target_feature = \"sm_80\"))]`"
 )]
 pub trait TensorCoreInput: MmaInput {
     /// `D = A * B + C` on the registers of the calling lane.

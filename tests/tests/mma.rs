@@ -18,8 +18,9 @@ use half::{bf16, f16};
 use rand::Rng;
 use test_kernels::mma::{
     GEMM_BLOCK, mma_gemm_bf16, mma_gemm_f16, mma_gemm_tf32, mma_half_warp,
-    mma_loaded_registers_f16, mma_loaded_registers_tf32, mma_registers_bf16, mma_registers_f16,
-    mma_registers_tf32, mma_tile_bf16, mma_tile_f16, mma_tile_tf32,
+    mma_loaded_registers_f16, mma_loaded_registers_tf32, mma_mixed_inputs, mma_registers_bf16,
+    mma_registers_f16, mma_registers_tf32, mma_round_to_tf32, mma_tile_bf16, mma_tile_f16,
+    mma_tile_tf32,
 };
 
 /// The input types, as the references see them.
@@ -104,7 +105,8 @@ fn tf32_reference(x: f32) -> f32 {
     }
     let x = x as f64;
     let exponent = x.abs().log2().floor();
-    let quantum = 2f64.powf(exponent - 10.0);
+    // Ten mantissa bits; below the normal range, f32's subnormal spacing times 2^13.
+    let quantum = 2f64.powf(exponent - 10.0).max(2f64.powi(-136));
     // `f64::round` rounds ties away from zero.
     ((x / quantum).round() * quantum) as f32
 }
@@ -470,6 +472,27 @@ fn check_gemm(device: &Device, input: Input, (m, n, k): (usize, usize, usize)) {
 }
 
 device_tests! {
+    fn round_to_tf32_is_to_nearest_ties_away(device) {
+        let mut rng = rng("round_to_tf32");
+        let mut input: Vec<f32> = (0..2000)
+            .map(|_| f32::from_bits(rng.random::<u32>() & 0xbfff_ffff))
+            .collect();
+        // Ties (the dropped bits exactly half of the last kept one) of both signs, values just
+        // below and above them, the largest finite value (rounds to infinity), subnormals,
+        // zeros and infinities.
+        for bits in [0x3f80_1000u32, 0xbf80_1000, 0x3f80_0fff, 0x3f80_1001, 0x4049_3000, 0x3fff_f000] {
+            input.push(f32::from_bits(bits));
+        }
+        input.extend([f32::MAX, -f32::MAX, 1e-40, -3e-39, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY]);
+        let source = up(device, &input);
+        let mut output = DeviceBuffer::<f32>::zeros(device, input.len()).unwrap();
+        launch!(mma_round_to_tf32[input.len().div_ceil(256), 256](&source, &mut output)).unwrap();
+        for (&x, got) in input.iter().zip(output.to_vec().unwrap()) {
+            let expected = tf32_reference(x);
+            assert_eq!(got.to_bits(), expected.to_bits(), "tf32 of {x:e} ({:#010x}): got {got:e}, expected {expected:e}", x.to_bits());
+        }
+    }
+
     fn mma_tile_f16_matches_f64_reference(device) {
         check_tile(device, Input::F16);
     }
@@ -515,14 +538,8 @@ device_tests! {
     }
 }
 
-/// The simulator reports a warp whose lanes do not all reach `mma_sync` (a GPU would hang or
-/// compute garbage, so this runs on the simulator only).
-#[test]
-fn mma_in_half_a_warp_is_a_divergent_warp_operation() {
-    let device = Device::simulator();
-    let mut out = DeviceBuffer::<f32>::zeros(&device, 32).unwrap();
-    let mut flag = DeviceBuffer::<u32>::zeros(&device, 1).unwrap();
-    launch!(mma_half_warp[1, 32](&mut out, &mut flag)).unwrap();
+/// The fault of a launch on the simulator that must be a divergent `mma_sync`.
+fn expect_divergent_mma(device: &Device) {
     match device.synchronize() {
         Err(Error::SimulatorFault(fault)) => {
             let text = fault.to_string();
@@ -537,6 +554,28 @@ fn mma_in_half_a_warp_is_a_divergent_warp_operation() {
         }
         other => panic!("expected a divergent warp operation fault, got {other:?}"),
     }
+}
+
+/// The simulator reports a warp whose lanes do not all reach `mma_sync` (a GPU would hang or
+/// compute garbage, so this runs on the simulator only).
+#[test]
+fn mma_in_half_a_warp_is_a_divergent_warp_operation() {
+    let device = Device::simulator();
+    let mut out = DeviceBuffer::<f32>::zeros(&device, 32).unwrap();
+    let mut flag = DeviceBuffer::<u32>::zeros(&device, 1).unwrap();
+    launch!(mma_half_warp[1, 32](&mut out, &mut flag)).unwrap();
+    expect_divergent_mma(&device);
+}
+
+/// Lanes of one warp that reach `mma_sync` with different input types execute different
+/// instructions: a divergent warp operation on the simulator.
+#[test]
+fn mma_with_mixed_input_types_is_a_divergent_warp_operation() {
+    let device = Device::simulator();
+    let mut out = DeviceBuffer::<f32>::zeros(&device, 32).unwrap();
+    let mut flag = DeviceBuffer::<u32>::zeros(&device, 1).unwrap();
+    launch!(mma_mixed_inputs[1, 32](&mut out, &mut flag)).unwrap();
+    expect_divergent_mma(&device);
 }
 
 /// A warp of fewer than 32 threads (a block of 48) cannot execute `mma_sync`: the simulator

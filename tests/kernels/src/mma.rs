@@ -182,6 +182,20 @@ tensor_core_helpers! {
         }
         mark_ran(ran);
     }
+
+    /// A misuse: the lower half of the warp multiplies f16, the upper half bf16, so the lanes
+    /// reach different instructions (the simulator must report a divergent warp operation;
+    /// never launched on a GPU). `T` is unused.
+    fn mixed_inputs<T>(out: &mut [f32], ran: &mut [u32]) {
+        let c = Accumulator::zeroed();
+        let d = if lane_id() < 16 {
+            mma_sync(&FragmentA::<F16>::zeroed(), &FragmentB::<F16>::zeroed(), &c)
+        } else {
+            mma_sync(&FragmentA::<Bf16>::zeroed(), &FragmentB::<Bf16>::zeroed(), &c)
+        };
+        out[lane_id() as usize] = d.element(0);
+        mark_ran(ran);
+    }
 }
 
 /// [`tile`] for f16 inputs (bit patterns).
@@ -278,8 +292,24 @@ pub fn mma_gemm_tf32(a: &[f32], b: &[f32], c: &mut [f32], m: u32, n: u32, k: u32
     gemm::<Tf32>(a, b, c, m, n, k, ran);
 }
 
+/// [`mixed_inputs`] (simulator only).
+#[kernel]
+pub fn mma_mixed_inputs(out: &mut [f32], ran: &mut [u32]) {
+    mixed_inputs::<F16>(out, ran);
+}
+
 /// [`half_warp`] for f16 (simulator only).
 #[kernel]
 pub fn mma_half_warp(out: &mut [f32], ran: &mut [u32]) {
     half_warp::<F16>(out, ran);
+}
+
+/// `output[i] = round_to_tf32(input[i])`: `cvt.rna.tf32.f32` from sm_80 on the GPU, the same bit
+/// arithmetic before it and on the simulator (no sm_80 gate needed).
+#[kernel]
+pub fn mma_round_to_tf32(input: &[f32], output: &mut [f32]) {
+    let i = grid!(1);
+    if i < input.len() {
+        output[i] = ferrocuda::device::mma::round_to_tf32(input[i]);
+    }
 }

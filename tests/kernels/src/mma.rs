@@ -183,13 +183,13 @@ tensor_core_helpers! {
         mark_ran(ran);
     }
 
-    /// A misuse: the lower half of the warp multiplies f16, the upper half bf16, so the lanes
-    /// reach different instructions (the simulator must report a divergent warp operation;
-    /// never launched on a GPU). `T` is unused.
+    /// A misuse: the lower half of the warp multiplies `T`, the upper half bf16, so for `T` other
+    /// than bf16 the lanes reach different instructions (the simulator must report a divergent
+    /// warp operation; never launched on a GPU).
     fn mixed_inputs<T>(out: &mut [f32], ran: &mut [u32]) {
         let c = Accumulator::zeroed();
         let d = if lane_id() < 16 {
-            mma_sync(&FragmentA::<F16>::zeroed(), &FragmentB::<F16>::zeroed(), &c)
+            mma_sync(&FragmentA::<T>::zeroed(), &FragmentB::<T>::zeroed(), &c)
         } else {
             mma_sync(&FragmentA::<Bf16>::zeroed(), &FragmentB::<Bf16>::zeroed(), &c)
         };
@@ -292,7 +292,7 @@ pub fn mma_gemm_tf32(a: &[f32], b: &[f32], c: &mut [f32], m: u32, n: u32, k: u32
     gemm::<Tf32>(a, b, c, m, n, k, ran);
 }
 
-/// [`mixed_inputs`] (simulator only).
+/// [`mixed_inputs`] with f16 in the lower half (simulator only).
 #[kernel]
 pub fn mma_mixed_inputs(out: &mut [f32], ran: &mut [u32]) {
     mixed_inputs::<F16>(out, ran);

@@ -48,10 +48,12 @@
 //!
 //! So lane 5 (`g = 1`, `t = 1`) holds, of an f16 `A`, the elements (1, 2), (1, 3) in register
 //! 0, (9, 2), (9, 3) in register 1, (1, 10), (1, 11) in register 2 and (9, 10), (9, 11) in
-//! register 3. [`FragmentA::position`] and friends compute these positions; `ldmatrix`
-//! (`x4` for A, `x2` for B; `.trans` for a B stored row-major) yields registers in exactly this
-//! layout, which [`FragmentA::from_registers`] and [`FragmentB::from_registers`] accept as they
-//! are.
+//! register 3. [`FragmentA::position`] and friends compute these positions. For f16 and bf16,
+//! `ldmatrix` yields registers in exactly this layout, which [`FragmentA::from_registers`] and
+//! [`FragmentB::from_registers`] accept as they are: `.x4` for A, lanes 0-7, 8-15, 16-23 and
+//! 24-31 giving the row addresses of its quarters (rows 0-7, cols 0-7), (rows 8-15, cols 0-7),
+//! (rows 0-7, cols 8-15), (rows 8-15, cols 8-15); `.x2` for a B stored N x K (lanes 0-7 and
+//! 8-15 giving the rows of k 0-7 and k 8-15), `.x2.trans` for a B stored K x N.
 //!
 //! # Loading and storing tiles
 //! [`FragmentA::load`], [`FragmentB::load`] and [`Accumulator::load`] read the calling lane's

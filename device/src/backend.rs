@@ -1,7 +1,8 @@
 //! The two implementations of the device API, chosen here and nowhere else.
 //!
 //! Every concept file of this crate (`index.rs`, `sync.rs`, `warp.rs`, `math.rs`, `atomic.rs`,
-//! `shared.rs`, `print.rs`, `bounds.rs`, `matrix.rs`, `async_copy.rs`, `ldmatrix.rs`) is the documented public façade; its
+//! `shared.rs`, `print.rs`, `bounds.rs`, `matrix.rs`, `async_copy.rs`, `ldmatrix.rs`, `mma.rs`) is the
+//! documented public façade; its
 //! functions call the module of the same name in one of two private backends with the same
 //! signatures:
 //! - [`gpu`] when the crate is compiled for `nvptx64-nvidia-cuda`: PTX instructions, NVVM

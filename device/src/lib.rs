@@ -2,8 +2,8 @@
 //!
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
 //! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`]), shared memory, atomics,
-//! warp operations, asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), math
-//! and device `printf`.
+//! warp operations, asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), warp
+//! matrix multiply-accumulate on the tensor cores ([`mma_sync`]), math and device `printf`.
 //!
 //! The crate is `no_std` and compiles for two targets:
 //! - `nvptx64-nvidia-cuda`: each function lowers to the PTX instruction it names;
@@ -52,6 +52,7 @@ pub mod index;
 pub mod ldmatrix;
 pub mod math;
 pub mod matrix;
+pub mod mma;
 pub mod panic;
 pub mod print;
 pub mod shared;
@@ -75,6 +76,10 @@ pub use ldmatrix::{
 };
 pub use math::{DeviceFloat, FAST_MATH_FUNCTIONS, MATH_FUNCTIONS};
 pub use matrix::{Matrix, MatrixMut};
+pub use mma::{
+    Accumulator, Bf16, F16, FragmentA, FragmentB, MmaInput, TENSOR_CORES, TensorCoreInput, Tf32,
+    TileLayout, TileSink, TileSource, mma_sync,
+};
 pub use shared::{
     DynamicShared, Shape, Shared, SharedArray, SharedArray2d, SharedSlice, dynamic_shared_array,
 };
@@ -103,6 +108,9 @@ pub mod prelude {
         DeviceFloat, fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
     };
     pub use crate::matrix::{Matrix, MatrixMut};
+    pub use crate::mma::{
+        Accumulator, Bf16, F16, FragmentA, FragmentB, MmaInput, Tf32, TileLayout, mma_sync,
+    };
     pub use crate::shared::{
         DynamicShared, SharedArray, SharedArray2d, SharedSlice, dynamic_shared_array,
     };

@@ -91,7 +91,25 @@ pub enum WarpOp {
         /// lane resumes (it waits at the operation meanwhile).
         gathered: *mut [[u64; 2]; 32],
     },
+    /// `mma.sync.aligned` (`mma_sync`): all 32 lanes take part; the simulator computes `D` with
+    /// [`execute_warp_mma`] and writes each lane's fragment of it through `d`.
+    Mma {
+        /// The input type (and so the shape).
+        input: MmaType,
+        /// This lane's registers of `A`.
+        a: [u32; 4],
+        /// This lane's registers of `B`.
+        b: [u32; 2],
+        /// This lane's registers of `C` (`f32` bits).
+        c: [u32; 4],
+        /// Where this lane's registers of `D` (`f32` bits) go: a local of the lane's suspended
+        /// call, valid until the simulator releases the lane.
+        d: *mut [u32; 4],
+    },
 }
+
+pub use crate::backend::mma::{LaneOperands, execute_warp_mma};
+pub use crate::mma::MmaType;
 
 /// A static shared-memory declaration site (`shared_array!`), identified by its address.
 #[derive(Clone, Copy, Debug)]

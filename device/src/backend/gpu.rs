@@ -7,6 +7,7 @@ pub(crate) mod index;
 pub(crate) mod ldmatrix;
 pub(crate) mod math;
 pub(crate) mod matrix;
+pub(crate) mod mma;
 pub(crate) mod panic;
 pub(crate) mod panic_operands;
 pub(crate) mod print;

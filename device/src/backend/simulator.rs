@@ -8,6 +8,7 @@ pub(crate) mod index;
 pub(crate) mod ldmatrix;
 pub(crate) mod math;
 pub(crate) mod matrix;
+pub(crate) mod mma;
 pub(crate) mod print;
 pub(crate) mod shared;
 pub(crate) mod sync;

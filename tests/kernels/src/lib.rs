@@ -15,4 +15,5 @@ pub mod check_faults;
 pub mod context_faults;
 pub mod device_api;
 pub mod faults;
+pub mod mma;
 pub mod simulator_promises;

@@ -40,7 +40,7 @@ impl SimHooks for Launch<'_> {
         if std::thread::panicking() {
             // A destructor running while the thread unwinds: answer as if alone in the warp.
             return match op {
-                WarpOp::Sync { .. } => 0,
+                WarpOp::Sync { .. } | WarpOp::Mma { .. } => 0,
                 WarpOp::Shuffle { value, .. } => value,
                 WarpOp::Ballot { predicate, .. } => (predicate as u64) << (rank % 32),
                 WarpOp::Gather { .. } => 0,

@@ -38,6 +38,7 @@ pub(super) fn op_name(op: &WarpOp) -> &'static str {
         } => "shfl_xor_sync",
         WarpOp::Ballot { .. } => "ballot_sync",
         WarpOp::Gather { instruction, .. } => instruction,
+        WarpOp::Mma { .. } => "mma_sync",
     }
 }
 
@@ -48,6 +49,8 @@ pub(super) fn op_mask(op: &WarpOp) -> u32 {
         | WarpOp::Shuffle { mask, .. }
         | WarpOp::Ballot { mask, .. }
         | WarpOp::Gather { mask, .. } => mask,
+        // `.aligned`: the whole warp.
+        WarpOp::Mma { .. } => u32::MAX,
     }
 }
 

@@ -1,5 +1,6 @@
-//! Warp-synchronous operations: `syncwarp`, shuffles, ballots and gathers (`ldmatrix`, whose
-//! lanes each receive every lane's 128 bits and pick their fragment on the device side).
+//! Warp-synchronous operations: `syncwarp`, shuffles, ballots, gathers (`ldmatrix`, whose
+//! lanes each receive every lane's 128 bits and pick their fragment on the device side) and
+//! `mma.sync`.
 //!
 //! A lane reaching a warp operation waits (its coroutine is suspended). When no thread of the
 //! block can run, the scheduler completes every operation whose lanes have all arrived: each lane
@@ -11,11 +12,15 @@
 //! lower to it: a lane whose source falls outside its `width`-lane section keeps its own value
 //! (for `xor`, as in PTX, a source in an earlier section is read; a later one is not). A lane whose
 //! source lane is not in the mask (undefined on a GPU) gets its own value.
+//!
+//! `mma.sync` names the whole warp (its mask is all 32 lanes): when every lane has arrived with
+//! the same input type, the device crate's `execute_warp_mma` computes `D` from the 32 lanes'
+//! fragments and each lane's part of it is written where the lane asked (see [`complete_mma`]).
 
 use super::block::{ThreadState, WARP_SIZE, existing_lanes};
 use super::report::{op_mask, op_name, thread_groups};
 use super::scheduler::{GroupOutcome, Launch};
-use crate::device::sim::{ShuffleKind, WarpOp};
+use crate::device::sim::{LaneOperands, MmaType, ShuffleKind, WarpOp, execute_warp_mma};
 use crate::vocabulary::fault::{SimulatorFault, SourceSite};
 use crate::vocabulary::thread_set::thread_coords;
 
@@ -51,6 +56,7 @@ fn same_operation(a: &WarpOp, b: &WarpOp) -> bool {
                 ..
             },
         ) => k1 == k2 && m1 == m2 && w1 == w2,
+        (WarpOp::Mma { input: i1, .. }, WarpOp::Mma { input: i2, .. }) => i1 == i2,
         _ => false,
     }
 }
@@ -146,6 +152,10 @@ impl Launch<'_> {
     /// Completes a warp operation all of whose lanes (`mask`, in the warp starting at thread
     /// `base`) have arrived: computes each lane's result and makes the lanes runnable.
     fn complete_warp_op(&self, base: usize, mask: u32, op: &WarpOp) {
+        if let WarpOp::Mma { input, .. } = *op {
+            self.complete_mma(base, input);
+            return;
+        }
         let mut values = [0u64; WARP_SIZE];
         let mut gathered = [[0u64; 2]; WARP_SIZE];
         let mut ballot = 0u32;
@@ -167,7 +177,7 @@ impl Launch<'_> {
                 continue;
             };
             let result = match lane_op {
-                WarpOp::Sync { .. } => 0,
+                WarpOp::Sync { .. } | WarpOp::Mma { .. } => 0,
                 WarpOp::Gather {
                     gathered: destination,
                     ..
@@ -198,6 +208,38 @@ impl Launch<'_> {
         }
         if let WarpOp::Sync { .. } = op {
             self.shared.borrow_mut().warp_sync(base, mask);
+        }
+    }
+
+    /// Completes an `mma.sync` all 32 lanes of the warp starting at thread `base` wait at (with
+    /// the same input type, checked by [`same_operation`]): computes `D` and hands each lane its
+    /// registers.
+    fn complete_mma(&self, base: usize, input: MmaType) {
+        let mut operands = [LaneOperands::default(); WARP_SIZE];
+        for (lane, slot) in operands.iter_mut().enumerate() {
+            if let ThreadState::AtWarp {
+                op: WarpOp::Mma { a, b, c, .. },
+                ..
+            } = self.threads[base + lane].state.get()
+            {
+                *slot = LaneOperands { a, b, c };
+            }
+        }
+        let results = execute_warp_mma(input, &operands);
+        for (lane, registers) in results.into_iter().enumerate() {
+            let slot = &self.threads[base + lane];
+            if let ThreadState::AtWarp {
+                op: WarpOp::Mma { d, .. },
+                ..
+            } = slot.state.get()
+            {
+                // SAFETY: `d` points at a local of the lane's `mma_sync` call, which is suspended
+                // at this operation (its coroutine stack is alive and nothing else touches the
+                // local) until the state set below lets the scheduler resume it.
+                unsafe { d.write(registers) };
+            }
+            slot.result.set(0);
+            slot.state.set(ThreadState::Ready);
         }
     }
 

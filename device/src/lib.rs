@@ -2,7 +2,7 @@
 //!
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
 //! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`]), shared memory, atomics,
-//! warp operations, math and device `printf`.
+//! warp operations, math, half precision ([`f16`], [`bf16`] and their pairs) and device `printf`.
 //!
 //! The crate is `no_std` and compiles for two targets:
 //! - `nvptx64-nvidia-cuda`: each function lowers to the PTX instruction it names;
@@ -45,6 +45,10 @@ mod backend;
 mod bounds;
 pub mod constant;
 pub mod dims;
+pub mod half;
+mod half_atomic;
+pub mod half_pair;
+mod half_rounding;
 pub mod index;
 pub mod math;
 pub mod matrix;
@@ -61,6 +65,7 @@ pub use abi::{DeviceCopy, KernelParam};
 pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
 pub use constant::Constant;
 pub use dims::Dim3;
+pub use half::{bf16, bf16x2, f16, f16x2};
 pub use index::*;
 pub use math::{DeviceFloat, FAST_MATH_FUNCTIONS, MATH_FUNCTIONS};
 pub use matrix::{Matrix, MatrixMut};
@@ -80,6 +85,7 @@ pub use warp::{
 pub mod prelude {
     pub use crate::atomic::{Atomic, AtomicBitwise, AtomicSlice, Ordering};
     pub use crate::dims::Dim3;
+    pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;
     pub use crate::math::{
         DeviceFloat, fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,

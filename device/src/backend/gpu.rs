@@ -2,6 +2,7 @@
 
 pub(crate) mod atomic;
 pub(crate) mod bounds;
+pub(crate) mod half;
 pub(crate) mod index;
 pub(crate) mod math;
 pub(crate) mod matrix;

@@ -14,4 +14,5 @@ pub mod check_faults;
 pub mod context_faults;
 pub mod device_api;
 pub mod faults;
+pub mod half;
 pub mod simulator_promises;

@@ -157,58 +157,93 @@ pub fn half_pairs_bf16x2(
 /// Block size of [`half_shared_reverse`].
 pub const HALF_BLOCK: usize = 128;
 
-/// Per type (shared arrays cannot be generic): `half_shared_reverse_<t>` and `half_atomics_<t>`.
-macro_rules! shared_kernels {
-    ($t:ident, $reverse:ident, $atomics:ident) => {
-        /// Reverses each block's elements through a shared array (blocks of [`HALF_BLOCK`]).
-        #[kernel]
-        pub fn $reverse(input: &[$t], output: &mut [$t]) {
-            let mut tile = shared_array!($t; HALF_BLOCK);
-            let t = thread_idx().x as usize;
-            let start = block_idx().x as usize * HALF_BLOCK;
-            let count = input.len().saturating_sub(start).min(HALF_BLOCK);
-            if t < count {
-                tile[t] = input[start + t];
-            }
-            syncthreads();
-            if t < count {
-                output[start + t] = tile.get(count - 1 - t);
-            }
-        }
-
-        /// Thread `i` adds `values[i]` to `sums[i % len]`, subtracts it from
-        /// `differences[i % len]`, folds it into `maxima[i % len]` by atomic maximum, and adds
-        /// it to a shared total whose value block `b` writes to `shared_sums[b]`.
-        #[kernel]
-        pub fn $atomics(
-            values: &[$t],
-            sums: &mut [$t],
-            differences: &mut [$t],
-            maxima: &mut [$t],
-            shared_sums: &mut [$t],
-        ) {
-            let i = grid!(1);
-            let mut total = shared_array!($t; 1);
-            if thread_idx().x == 0 {
-                total.set(0, $t::ZERO);
-            }
-            syncthreads();
-            if i < values.len() {
-                let v = values[i];
-                sums.atomic_add(i % sums.len(), v);
-                differences.atomic_sub(i % differences.len(), v);
-                maxima.atomic_max(i % maxima.len(), v);
-                total.atomic_add(0, v);
-            }
-            syncthreads();
-            if thread_idx().x == 0 {
-                shared_sums[block_idx().x as usize] = total.get(0);
-            }
-        }
-    };
+/// The body of `half_shared_reverse_<t>` (a shared array cannot be generic, so each kernel
+/// declares its own): reverses each block's elements through `tile` (blocks of [`HALF_BLOCK`]).
+fn shared_reverse<T: HalfScalar>(
+    tile: &mut SharedArray<T, HALF_BLOCK>,
+    input: &[T],
+    output: &mut [T],
+) {
+    let t = thread_idx().x as usize;
+    let start = block_idx().x as usize * HALF_BLOCK;
+    let count = input.len().saturating_sub(start).min(HALF_BLOCK);
+    if t < count {
+        tile[t] = input[start + t];
+    }
+    syncthreads();
+    if t < count {
+        output[start + t] = tile.get(count - 1 - t);
+    }
 }
-shared_kernels!(f16, half_shared_reverse_f16, half_atomics_f16);
-shared_kernels!(bf16, half_shared_reverse_bf16, half_atomics_bf16);
+
+/// [`shared_reverse`] on `f16`.
+#[kernel]
+pub fn half_shared_reverse_f16(input: &[f16], output: &mut [f16]) {
+    let mut tile = shared_array!(f16; HALF_BLOCK);
+    shared_reverse(&mut tile, input, output);
+}
+
+/// [`shared_reverse`] on `bf16`.
+#[kernel]
+pub fn half_shared_reverse_bf16(input: &[bf16], output: &mut [bf16]) {
+    let mut tile = shared_array!(bf16; HALF_BLOCK);
+    shared_reverse(&mut tile, input, output);
+}
+
+/// The body of `half_atomics_<t>`: thread `i` adds `values[i]` to `sums[i % len]`, subtracts it
+/// from `differences[i % len]`, folds it into `maxima[i % len]` by atomic maximum, and adds it to
+/// the shared `total`, whose value block `b` writes to `shared_sums[b]`.
+fn atomics<T: HalfScalar>(
+    total: &mut SharedArray<T, 1>,
+    values: &[T],
+    sums: &mut [T],
+    differences: &mut [T],
+    maxima: &mut [T],
+    shared_sums: &mut [T],
+) {
+    let i = grid!(1);
+    if thread_idx().x == 0 {
+        total.set(0, T::from_f32(0.0));
+    }
+    syncthreads();
+    if i < values.len() {
+        let v = values[i];
+        sums.atomic_add(i % sums.len(), v);
+        differences.atomic_sub(i % differences.len(), v);
+        maxima.atomic_max(i % maxima.len(), v);
+        total.atomic_add(0, v);
+    }
+    syncthreads();
+    if thread_idx().x == 0 {
+        shared_sums[block_idx().x as usize] = total.get(0);
+    }
+}
+
+/// [`atomics`] on `f16`.
+#[kernel]
+pub fn half_atomics_f16(
+    values: &[f16],
+    sums: &mut [f16],
+    differences: &mut [f16],
+    maxima: &mut [f16],
+    shared_sums: &mut [f16],
+) {
+    let mut total = shared_array!(f16; 1);
+    atomics(&mut total, values, sums, differences, maxima, shared_sums);
+}
+
+/// [`atomics`] on `bf16`.
+#[kernel]
+pub fn half_atomics_bf16(
+    values: &[bf16],
+    sums: &mut [bf16],
+    differences: &mut [bf16],
+    maxima: &mut [bf16],
+    shared_sums: &mut [bf16],
+) {
+    let mut total = shared_array!(bf16; 1);
+    atomics(&mut total, values, sums, differences, maxima, shared_sums);
+}
 
 /// Thread `i` adds `(values[i], 2 * values[i])` to `f16_pairs[i % len]` and the same in `bf16`
 /// to `bf16_pairs[i % len]`.

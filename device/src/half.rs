@@ -1,4 +1,4 @@
-//! Half precision: [`f16`] (IEEE 754 binary16, CUDA's `__half`) and [`bf16`] (bfloat16, CUDA's
+//! Half precision: [`struct@f16`] (IEEE 754 binary16, CUDA's `__half`) and [`bf16`] (bfloat16, CUDA's
 //! `__nv_bfloat16`), and their packed pairs [`f16x2`] and [`bf16x2`](crate::half_pair).
 //!
 //! ```ignore
@@ -29,13 +29,13 @@
 //! # What is native and what goes through `f32`
 //! | operation | on the GPU | correctly rounded |
 //! |---|---|---|
-//! | `+ - *`, [`mul_add`](f16::mul_add) | `add/sub/mul/fma.rn.f16`; `.bf16` on sm_90 (sm_80: `fma.rn.bf16`; older: software) | yes |
-//! | `/`, [`sqrt`](f16::sqrt) | `f32` (`div.rn.f32`, `sqrt.rn.f32`), then one `cvt.rn` | yes (see below) |
+//! | `+ - *`, [`mul_add`](crate::half::f16::mul_add) | `add/sub/mul/fma.rn.f16`; `.bf16` on sm_90 (sm_80: `fma.rn.bf16`; older: software) | yes |
+//! | `/`, [`sqrt`](crate::half::f16::sqrt) | `f32` (`div.rn.f32`, `sqrt.rn.f32`), then one `cvt.rn` | yes (see below) |
 //! | `from_f32`, `from_f64` | `cvt.rn.f16.f32`, `cvt.rn.f16.f64`; `cvt.rn.bf16.f32` on sm_80 | yes |
 //! | `to_f32`, `to_f64` | `cvt.f32.f16`; a shift for `bf16` | exact |
-//! | `-x`, [`abs`](f16::abs), [`copysign`](f16::copysign) | the sign bit | exact |
-//! | comparisons, [`min`](f16::min), [`max`](f16::max) | in `f32` (exact) | exact |
-//! | [`exp`](f16::exp), [`ln`](f16::ln), [`sin`](f16::sin), [`cos`](f16::cos), [`tanh`](f16::tanh) | the `f32` function ([`DeviceFloat`]), then `cvt.rn` | within 1 ulp |
+//! | `-x`, [`abs`](crate::half::f16::abs), [`copysign`](crate::half::f16::copysign) | the sign bit | exact |
+//! | comparisons, [`min`](crate::half::f16::min), [`max`](crate::half::f16::max) | in `f32` (exact) | exact |
+//! | [`exp`](crate::half::f16::exp), [`ln`](crate::half::f16::ln), [`sin`](crate::half::f16::sin), [`cos`](crate::half::f16::cos), [`tanh`](crate::half::f16::tanh) | the `f32` function ([`DeviceFloat`]), then `cvt.rn` | within 1 ulp |
 //!
 //! Division and square root in `f32` followed by one rounding are correctly rounded: rounding
 //! twice, to `p'` then to `p` bits, is innocuous for `+ - * / sqrt` when `p' >= 2p + 2`

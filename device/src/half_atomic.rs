@@ -1,4 +1,4 @@
-//! Atomics on the half-precision types: [`Atomic`] for [`f16`], [`bf16`], [`f16x2`] and
+//! Atomics on the half-precision types: [`Atomic`] for [`struct@f16`], [`bf16`], [`f16x2`] and
 //! [`bf16x2`], so `slice.atomic_add(i, x)`, the shared-memory handles' methods and the free
 //! functions of [`atomic`](crate::atomic) work on them as on `f32`.
 //!

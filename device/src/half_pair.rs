@@ -182,7 +182,7 @@ macro_rules! pair_type {
 }
 
 pair_type! {
-    /// Two [`f16`] lanes in 32 bits (CUDA's `__half2`); see the [module documentation](self).
+    /// Two [`struct@f16`] lanes in 32 bits (CUDA's `__half2`); see the [module documentation](self).
     ///
     /// `PartialEq` compares bits (both lanes), unlike the scalar's IEEE equality.
     f16x2, f16

@@ -2,7 +2,7 @@
 //!
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
 //! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`]), shared memory, atomics,
-//! warp operations, math, half precision ([`f16`], [`bf16`] and their pairs) and device `printf`.
+//! warp operations, math, half precision ([`struct@f16`], [`bf16`] and their pairs) and device `printf`.
 //!
 //! The crate is `no_std` and compiles for two targets:
 //! - `nvptx64-nvidia-cuda`: each function lowers to the PTX instruction it names;

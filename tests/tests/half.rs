@@ -169,10 +169,10 @@ fn exact_f16_mul_add(a: u16, b: u16, c: u16) -> u16 {
     let units = |x: f64| (x * 2f64.powi(24)) as i128; // exact: a multiple of 2^-24
     let exact = units(fa) * units(fb) + units(fc) * (1 << 24);
     if exact == 0 {
-        let product_negative =
-            (fa * fb).is_sign_negative() || (fa * fb == 0.0 && (a ^ b) & 0x8000 != 0);
-        let both_negative = product_negative && fc.is_sign_negative() && fa * fb == 0.0;
-        return if both_negative { 0x8000 } else { 0x0000 };
+        // An exact zero is -0.0 only when both the (exact, signed) product and `c` are -0.0.
+        let product = fa * fb;
+        let negative = product == 0.0 && product.is_sign_negative() && fc.is_sign_negative();
+        return if negative { 0x8000 } else { 0x0000 };
     }
     let sign = if exact < 0 { 0x8000 } else { 0 };
     let magnitude = exact.abs();

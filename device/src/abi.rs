@@ -16,8 +16,9 @@ use core::marker::PhantomData;
 
 /// Types whose values can be copied between host and device bit for bit.
 ///
-/// Implemented for the primitive numeric types, `bool` and arrays of `DeviceCopy` types. Derive it
-/// for your own `#[repr(C)]` structs with `#[derive(DeviceCopy)]`, which checks the requirements.
+/// Implemented for the primitive numeric types, `bool`, the half-precision types ([`crate::half`])
+/// and arrays of `DeviceCopy` types. Derive it for your own `#[repr(C)]` structs with
+/// `#[derive(DeviceCopy)]`, which checks the requirements.
 ///
 /// # Safety
 /// The type must have a C-compatible layout that is the same on the host and on nvptx64
@@ -26,7 +27,7 @@ use core::marker::PhantomData;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed to or stored on the GPU",
     label = "not a device-copyable type",
-    note = "kernel parameters and buffer elements must be primitive numbers, `bool`, arrays of them, or `#[repr(C)]` structs with `#[derive(DeviceCopy)]`"
+    note = "kernel parameters and buffer elements must be primitive numbers, `bool`, `f16`/`bf16` (and their pairs), arrays of them, or `#[repr(C)]` structs with `#[derive(DeviceCopy)]`"
 )]
 pub unsafe trait DeviceCopy: Copy + 'static {}
 

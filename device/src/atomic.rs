@@ -26,6 +26,10 @@
 //! | add, sub, min, max, exchange, compare-and-swap, load, store | yes | yes |
 //! | and, or, xor | yes | no |
 //!
+//! The half-precision types (`f16`, `bf16` and the pairs `f16x2`, `bf16x2`) have the float row;
+//! their addition is `atom.add.noftz.f16`/`.f16x2` (sm_70) and `.bf16`/`.bf16x2` (sm_90, a
+//! compare-and-swap loop before), the other operations compare-and-swap loops (`half_atomic.rs`).
+//!
 //! # Memory ordering
 //! The plain methods are relaxed, like CUDA's `atomicAdd`: atomic, but they order no other memory
 //! access. The `_ordered` methods take an [`Ordering`] and honour it at device (GPU) scope: on the
@@ -83,7 +87,7 @@ macro_rules! rmw_table {
 
 pub(crate) use rmw_table;
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -117,14 +121,15 @@ macro_rules! rmw_declarations {
 }
 rmw_table!(rmw_declarations, []);
 
-/// The element types of atomic operations: `i32`, `u32`, `i64`, `u64`, `f32` and `f64`.
+/// The element types of atomic operations: `i32`, `u32`, `i64`, `u64`, `f32`, `f64` and the
+/// half-precision types (`f16`, `bf16`, `f16x2`, `bf16x2`: see `half_atomic.rs`).
 ///
 /// Sealed: its associated functions are the implementation behind [`AtomicSlice`] and the free
 /// functions of this module, which are the API to use.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no atomic operations on the GPU",
     label = "not an atomic element type",
-    note = "atomics work on `i32`, `u32`, `i64`, `u64`, `f32` and `f64` elements"
+    note = "atomics work on `i32`, `u32`, `i64`, `u64`, `f32`, `f64`, `f16`, `bf16`, `f16x2` and `bf16x2` elements"
 )]
 pub trait Atomic: Copy + sealed::Sealed {
     /// Applies `op` to `*ptr`; returns the previous value. The bitwise operations exist for
@@ -164,7 +169,7 @@ pub trait AtomicBitwise: Atomic {}
 
 /// The ordering of the load half of a compare-and-swap whose store half has `order`.
 #[inline(always)]
-fn failure_order(order: Ordering) -> Ordering {
+pub(crate) fn failure_order(order: Ordering) -> Ordering {
     match order {
         Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
         Ordering::Acquire | Ordering::AcqRel => Ordering::Acquire,
@@ -174,7 +179,7 @@ fn failure_order(order: Ordering) -> Ordering {
 
 /// Loads for atomics that do not store (`Release` is not a valid load ordering).
 #[inline(always)]
-fn load_order(order: Ordering) -> Ordering {
+pub(crate) fn load_order(order: Ordering) -> Ordering {
     match order {
         Ordering::Release => Ordering::Relaxed,
         Ordering::AcqRel => Ordering::Acquire,
@@ -184,7 +189,7 @@ fn load_order(order: Ordering) -> Ordering {
 
 /// Stores for atomics that do not load (`Acquire` is not a valid store ordering).
 #[inline(always)]
-fn store_order(order: Ordering) -> Ordering {
+pub(crate) fn store_order(order: Ordering) -> Ordering {
     match order {
         Ordering::Acquire => Ordering::Relaxed,
         Ordering::AcqRel => Ordering::Release,

@@ -3,7 +3,8 @@
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
 //! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`]), shared memory, atomics,
 //! warp operations, asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), warp
-//! matrix multiply-accumulate on the tensor cores ([`mma_sync`]), math and device `printf`.
+//! matrix multiply-accumulate on the tensor cores ([`mma_sync`]), math, half precision
+//! ([`struct@f16`], [`bf16`] and their pairs) and device `printf`.
 //!
 //! The crate is `no_std` and compiles for two targets:
 //! - `nvptx64-nvidia-cuda`: each function lowers to the PTX instruction it names;
@@ -48,6 +49,10 @@ mod backend;
 mod bounds;
 pub mod constant;
 pub mod dims;
+pub mod half;
+mod half_atomic;
+pub mod half_pair;
+mod half_rounding;
 pub mod index;
 pub mod ldmatrix;
 pub mod math;
@@ -69,6 +74,7 @@ pub use async_copy::{async_copy_commit, async_copy_wait, async_copy_wait_all};
 pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
 pub use constant::Constant;
 pub use dims::Dim3;
+pub use half::{bf16, bf16x2, f16, f16x2};
 pub use index::*;
 pub use ldmatrix::{
     Bits16, LDMATRIX_ROW_ELEMENTS, ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans,
@@ -99,6 +105,7 @@ pub mod prelude {
     pub use crate::async_copy::{async_copy_commit, async_copy_wait, async_copy_wait_all};
     pub use crate::atomic::{Atomic, AtomicBitwise, AtomicSlice, Ordering};
     pub use crate::dims::Dim3;
+    pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;
     pub use crate::ldmatrix::{
         ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4,

@@ -6,9 +6,9 @@
 //! ```ignore
 //! use ferrocuda::prelude::*;
 //!
-//! /// One warp: d (16 x 8) = a (16 x 16) * b (16 x 8), f16 inputs as bit patterns, f32 result.
+//! /// One warp: d (16 x 8) = a (16 x 16) * b (16 x 8), f16 inputs, f32 result.
 //! #[kernel]
-//! pub fn tile(a: &[u16], b: &[u16], d: &mut [f32]) {
+//! pub fn tile(a: &[f16], b: &[f16], d: &mut [f32]) {
 //!     let a = FragmentA::<F16>::load(&Matrix::new(a, 16, 16), (0, 0), TileLayout::RowMajor);
 //!     let b = FragmentB::<F16>::load(&Matrix::new(b, 16, 8), (0, 0), TileLayout::RowMajor);
 //!     let d_tile = mma_sync(&a, &b, &Accumulator::zeroed());
@@ -21,12 +21,12 @@
 //!
 //! | marker   | instruction                                         | shape (M x N x K) | element          |
 //! |----------|-----------------------------------------------------|-------------------|------------------|
-//! | [`F16`]  | `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`   | 16 x 8 x 16       | `u16` (f16 bits)  |
-//! | [`Bf16`] | `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` | 16 x 8 x 16       | `u16` (bf16 bits) |
+//! | [`F16`]  | `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`   | 16 x 8 x 16       | [`f16`](struct@crate::half::f16) |
+//! | [`Bf16`] | `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` | 16 x 8 x 16       | [`bf16`](crate::half::bf16) |
 //! | [`Tf32`] | `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`  | 16 x 8 x 8        | `f32`            |
 //!
-//! The accumulator is `f32` in all three. `F16` and `Bf16` elements are IEEE binary16 and
-//! bfloat16 bit patterns (`u16`); a [`Tf32`] element is an `f32` that the fragment rounds to
+//! The accumulator is `f32` in all three. `F16` and `Bf16` elements are the device crate's
+//! half-precision types ([`f16`](struct@crate::half::f16), [`bf16`](crate::half::bf16)); a [`Tf32`] element is an `f32` that the fragment rounds to
 //! tf32 (8 exponent bits, 10 mantissa bits) when it is stored into the fragment, as
 //! `cvt.rna.tf32.f32` does: to nearest, ties away from zero (see [`round_to_tf32`]).
 //!
@@ -148,8 +148,8 @@ impl MmaType {
     note = "the input types are the markers `F16`, `Bf16` and `Tf32` of `ferrocuda::device::mma`"
 )]
 pub trait MmaInput: Copy + sealed::Sealed {
-    /// The type a kernel reads and writes elements as: `u16` bit patterns for `F16` and `Bf16`,
-    /// `f32` for `Tf32`.
+    /// The type a kernel reads and writes elements as: [`f16`](struct@crate::half::f16) for
+    /// `F16`, [`bf16`](crate::half::bf16) for `Bf16`, `f32` for `Tf32`.
     type Element: Copy;
     /// The zero element (for padding).
     const ZERO: Self::Element;
@@ -175,11 +175,11 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// IEEE binary16 inputs (`.f16`, shape m16n8k16); elements are `u16` bit patterns.
+/// IEEE binary16 inputs (`.f16`, shape m16n8k16); elements are [`f16`](struct@crate::half::f16).
 #[derive(Clone, Copy, Debug)]
 pub struct F16;
 
-/// bfloat16 inputs (`.bf16`, shape m16n8k16); elements are `u16` bit patterns.
+/// bfloat16 inputs (`.bf16`, shape m16n8k16); elements are [`bf16`](crate::half::bf16).
 #[derive(Clone, Copy, Debug)]
 pub struct Bf16;
 
@@ -193,32 +193,32 @@ impl sealed::Sealed for Bf16 {}
 impl sealed::Sealed for Tf32 {}
 
 impl MmaInput for F16 {
-    type Element = u16;
-    const ZERO: u16 = 0;
+    type Element = crate::half::f16;
+    const ZERO: crate::half::f16 = crate::half::f16::ZERO;
     const TYPE: MmaType = MmaType::F16;
     const BITS: usize = 16;
     #[inline(always)]
-    fn to_bits(value: u16) -> u32 {
-        value as u32
+    fn to_bits(value: crate::half::f16) -> u32 {
+        u32::from(value.to_bits())
     }
     #[inline(always)]
-    fn from_bits(bits: u32) -> u16 {
-        bits as u16
+    fn from_bits(bits: u32) -> crate::half::f16 {
+        crate::half::f16::from_bits(bits as u16)
     }
 }
 
 impl MmaInput for Bf16 {
-    type Element = u16;
-    const ZERO: u16 = 0;
+    type Element = crate::half::bf16;
+    const ZERO: crate::half::bf16 = crate::half::bf16::ZERO;
     const TYPE: MmaType = MmaType::Bf16;
     const BITS: usize = 16;
     #[inline(always)]
-    fn to_bits(value: u16) -> u32 {
-        value as u32
+    fn to_bits(value: crate::half::bf16) -> u32 {
+        u32::from(value.to_bits())
     }
     #[inline(always)]
-    fn from_bits(bits: u32) -> u16 {
-        bits as u16
+    fn from_bits(bits: u32) -> crate::half::bf16 {
+        crate::half::bf16::from_bits(bits as u16)
     }
 }
 
@@ -782,13 +782,13 @@ mod tests {
     fn packed_elements_round_trip() {
         let mut a = FragmentA::<F16>::zeroed();
         for i in 0..8 {
-            a.set_element(i, 0x100 + i as u16);
+            a.set_element(i, crate::half::f16::from_bits(0x100 + i as u16));
         }
         assert_eq!(
             a.registers(),
             [0x0101_0100, 0x0103_0102, 0x0105_0104, 0x0107_0106]
         );
-        assert_eq!(a.element(5), 0x105);
+        assert_eq!(a.element(5).to_bits(), 0x105);
         let mut b = FragmentB::<Tf32>::zeroed();
         b.set_element(1, 1.5);
         assert_eq!(b.registers(), [0, 1.5f32.to_bits()]);

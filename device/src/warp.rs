@@ -37,6 +37,8 @@
 //!
 //! Shuffles move 32- and 64-bit values ([`ShuffleValue`]: `i32`, `u32`, `f32`, `i64`, `u64`,
 //! `f64`), listed once in the table `__shuffle_values!`; a 64-bit shuffle is two 32-bit shuffles on the GPU.
+//! The half-precision types (`f16`, `bf16`, `f16x2`, `bf16x2`) implement it in `half.rs` and
+//! `half_pair.rs`, each as one 32-bit shuffle.
 //! The functions are one call into the backend (`backend/gpu/warp.rs`, whose table of
 //! `shfl.sync` intrinsics maps each [`Kind`], and `backend/simulator/warp.rs`).
 
@@ -78,7 +80,7 @@ pub fn active_mask() -> u32 {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be moved by a warp shuffle",
     label = "not a shuffle value",
-    note = "shuffles move `i32`, `u32`, `f32`, `i64`, `u64` and `f64`; shuffle other data field by field"
+    note = "shuffles move `i32`, `u32`, `f32`, `i64`, `u64`, `f64`, `f16`, `bf16`, `f16x2` and `bf16x2`; shuffle other data field by field"
 )]
 pub trait ShuffleValue: Copy + sealed::Sealed {
     /// The value after a shuffle of the given kind; see [`shfl_sync`].
@@ -87,7 +89,7 @@ pub trait ShuffleValue: Copy + sealed::Sealed {
     fn __shuffle(self, kind: Kind, mask: u32, lane: u32, width: u32) -> Self;
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 

@@ -12,6 +12,7 @@ pub mod dynamic_shared;
 pub mod elementwise;
 pub mod external_crates;
 pub mod generic;
+pub mod half_precision;
 pub mod histogram;
 pub mod image;
 pub mod local_array;

@@ -176,9 +176,18 @@ fn up<T: ferrocuda::DeviceCopy>(device: &Device, data: &[T]) -> DeviceBuffer<T> 
     DeviceBuffer::from_slice(device, data).unwrap()
 }
 
-/// Element bits as `u16` (f16, bf16).
-fn to16(bits: &[u32]) -> Vec<u16> {
-    bits.iter().map(|&x| x as u16).collect()
+/// Element bits as ferrocuda's `f16`.
+fn to_f16(bits: &[u32]) -> Vec<ferrocuda::device::half::f16> {
+    bits.iter()
+        .map(|&x| ferrocuda::device::half::f16::from_bits(x as u16))
+        .collect()
+}
+
+/// Element bits as ferrocuda's `bf16`.
+fn to_bf16(bits: &[u32]) -> Vec<ferrocuda::device::half::bf16> {
+    bits.iter()
+        .map(|&x| ferrocuda::device::half::bf16::from_bits(x as u16))
+        .collect()
 }
 
 /// Element bits as `f32` (tf32).
@@ -231,13 +240,20 @@ fn check_tile(device: &Device, input: Input) {
         };
         let mut d = DeviceBuffer::<f32>::zeros(device, 16 * 8).unwrap();
         let mut flag = DeviceBuffer::<u32>::zeros(device, 1).unwrap();
-        let (a16, b16) = (up(device, &to16(&a_stored)), up(device, &to16(&b_stored)));
+        let (ah, bh) = (
+            up(device, &to_f16(&a_stored)),
+            up(device, &to_f16(&b_stored)),
+        );
+        let (ab, bb) = (
+            up(device, &to_bf16(&a_stored)),
+            up(device, &to_bf16(&b_stored)),
+        );
         let (a32, b32) = (up(device, &to32(&a_stored)), up(device, &to32(&b_stored)));
         let c = up(device, &c);
         match input {
-            Input::F16 => launch!(mma_tile_f16[1, 32](&a16, &b16, &c, &mut d, layouts, &mut flag)),
+            Input::F16 => launch!(mma_tile_f16[1, 32](&ah, &bh, &c, &mut d, layouts, &mut flag)),
             Input::Bf16 => {
-                launch!(mma_tile_bf16[1, 32](&a16, &b16, &c, &mut d, layouts, &mut flag))
+                launch!(mma_tile_bf16[1, 32](&ab, &bb, &c, &mut d, layouts, &mut flag))
             }
             Input::Tf32 => {
                 launch!(mma_tile_tf32[1, 32](&a32, &b32, &c, &mut d, layouts, &mut flag))
@@ -363,7 +379,7 @@ fn check_loaded_registers(device: &Device, input: Input) {
     let c_buffer = up(device, &c);
     match input {
         Input::F16 => {
-            let (a, b) = (up(device, &to16(&a_bits)), up(device, &to16(&b_bits)));
+            let (a, b) = (up(device, &to_f16(&a_bits)), up(device, &to_f16(&b_bits)));
             launch!(mma_loaded_registers_f16[1, 32](&a, &b, &c_buffer, &mut out, &mut positions, &mut flag))
         }
         _ => {
@@ -440,14 +456,15 @@ fn check_gemm(device: &Device, input: Input, (m, n, k): (usize, usize, usize)) {
     let mut c = up(device, &vec![f32::NAN; m * n]);
     let mut flag = DeviceBuffer::<u32>::zeros(device, 1).unwrap();
     let (m32, n32, k32) = (m as u32, n as u32, k as u32);
-    let (a16, b16) = (up(device, &to16(&a_bits)), up(device, &to16(&b_bits)));
+    let (ah, bh) = (up(device, &to_f16(&a_bits)), up(device, &to_f16(&b_bits)));
+    let (ab, bb) = (up(device, &to_bf16(&a_bits)), up(device, &to_bf16(&b_bits)));
     let (a32, b32) = (up(device, &to32(&a_bits)), up(device, &to32(&b_bits)));
     match input {
         Input::F16 => {
-            launch!(mma_gemm_f16[grid, GEMM_BLOCK](&a16, &b16, &mut c, m32, n32, k32, &mut flag))
+            launch!(mma_gemm_f16[grid, GEMM_BLOCK](&ah, &bh, &mut c, m32, n32, k32, &mut flag))
         }
         Input::Bf16 => {
-            launch!(mma_gemm_bf16[grid, GEMM_BLOCK](&a16, &b16, &mut c, m32, n32, k32, &mut flag))
+            launch!(mma_gemm_bf16[grid, GEMM_BLOCK](&ab, &bb, &mut c, m32, n32, k32, &mut flag))
         }
         Input::Tf32 => {
             launch!(mma_gemm_tf32[grid, GEMM_BLOCK](&a32, &b32, &mut c, m32, n32, k32, &mut flag))

@@ -80,7 +80,7 @@ readme_names! {
         // printing, constant memory, matrices, generics, structs
         gpu_println, gpu_print, constant, Matrix, MatrixMut, kernel, launch, DeviceCopy,
         // tensor cores
-        mma_sync, F16, Bf16, Tf32, FragmentA, FragmentB, Accumulator, TileLayout;
+        mma_sync, F16, Bf16, f16, bf16, Tf32, FragmentA, FragmentB, Accumulator, TileLayout;
     members:
         atomic_add => |s: &mut [u32]| s.atomic_add(0, 1),
         atomic_sub => |s: &mut [u32]| s.atomic_sub(0, 1),
@@ -98,7 +98,7 @@ readme_names! {
         new => |s: &[f32]| Matrix::new(s, 1, 1).rows() + DynamicShared::new().size(),
         take => |d: &mut DynamicShared| d.take::<f32>(4),
         write => |c: &'static ConstantSymbol<[f32; 4]>, d: &Device| c.write(d, &[0.0; 4]),
-        load => |m: Matrix<'static, u16>| FragmentA::<F16>::load(&m, (0, 0), TileLayout::RowMajor),
+        load => |m: Matrix<'static, f16>| FragmentA::<F16>::load(&m, (0, 0), TileLayout::RowMajor),
         zeroed => Accumulator::zeroed,
         store => |d: Accumulator, m: &mut MatrixMut<'static, f32>| {
             d.store(m, (0, 0), TileLayout::ColumnMajor)
@@ -119,7 +119,7 @@ const NOT_API: &[&str] = &[
     // The examples' variables, placeholders and kernel names.
     "FACTORS", "Particle", "N", "T", "a", "bins", "block", "col", "cols", "delta", "device", "i",
     "lane_mask", "m", "mask", "n", "p", "row", "rows", "scale", "scale__f32", "src_lane", "tile",
-    "v", "values", "width", "x", "b", "c", "source", "sink", "u16",
+    "v", "values", "width", "x", "b", "c", "source", "sink",
     // Rust: keywords, primitive types, attributes, std's derives, `core`.
     "fn", "let", "mut", "pub", "static", "f32", "f64", "str", "repr", "C", "derive", "Clone",
     "Copy", "core", "no_std",

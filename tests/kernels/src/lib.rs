@@ -15,5 +15,6 @@ pub mod check_faults;
 pub mod context_faults;
 pub mod device_api;
 pub mod faults;
+pub mod half;
 pub mod mma;
 pub mod simulator_promises;

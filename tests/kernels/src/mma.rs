@@ -198,17 +198,17 @@ tensor_core_helpers! {
     }
 }
 
-/// [`tile`] for f16 inputs (bit patterns).
+/// [`tile`] for f16 inputs .
 #[kernel]
-pub fn mma_tile_f16(a: &[u16], b: &[u16], c: &[f32], d: &mut [f32], layouts: u32, ran: &mut [u32]) {
+pub fn mma_tile_f16(a: &[f16], b: &[f16], c: &[f32], d: &mut [f32], layouts: u32, ran: &mut [u32]) {
     tile::<F16>(a, b, c, d, layouts, ran);
 }
 
-/// [`tile`] for bf16 inputs (bit patterns).
+/// [`tile`] for bf16 inputs .
 #[kernel]
 pub fn mma_tile_bf16(
-    a: &[u16],
-    b: &[u16],
+    a: &[bf16],
+    b: &[bf16],
     c: &[f32],
     d: &mut [f32],
     layouts: u32,
@@ -251,8 +251,8 @@ pub fn mma_registers_tf32(a: &[u32], b: &[u32], c: &[f32], d: &mut [f32], ran: &
 /// [`loaded_registers`] for f16.
 #[kernel]
 pub fn mma_loaded_registers_f16(
-    a: &[u16],
-    b: &[u16],
+    a: &[f16],
+    b: &[f16],
     c: &[f32],
     out: &mut [u32],
     positions: &mut [u32],
@@ -276,13 +276,21 @@ pub fn mma_loaded_registers_tf32(
 
 /// [`gemm`] for f16.
 #[kernel]
-pub fn mma_gemm_f16(a: &[u16], b: &[u16], c: &mut [f32], m: u32, n: u32, k: u32, ran: &mut [u32]) {
+pub fn mma_gemm_f16(a: &[f16], b: &[f16], c: &mut [f32], m: u32, n: u32, k: u32, ran: &mut [u32]) {
     gemm::<F16>(a, b, c, m, n, k, ran);
 }
 
 /// [`gemm`] for bf16.
 #[kernel]
-pub fn mma_gemm_bf16(a: &[u16], b: &[u16], c: &mut [f32], m: u32, n: u32, k: u32, ran: &mut [u32]) {
+pub fn mma_gemm_bf16(
+    a: &[bf16],
+    b: &[bf16],
+    c: &mut [f32],
+    m: u32,
+    n: u32,
+    k: u32,
+    ran: &mut [u32],
+) {
     gemm::<Bf16>(a, b, c, m, n, k, ran);
 }
 

@@ -2,15 +2,26 @@
 # Builds everything that must run on the GPU machine (which has no Rust toolchain) and copies it
 # into .device-bundle/ (git-ignored), with run.sh to execute there:
 #
-#   bash scripts/gpu-bundle.sh            # here: build test binaries, examples, benchmarks (and
-#                                         # the kernels' PTX without line tables, the NumPy 2.2
-#                                         # wheel for Numba: see below)
-#   device run: carry [".device-bundle"], command "bash .device-bundle/run.sh [tests|examples|bench|all]"
+#   bash scripts/gpu-bundle.sh [all|tests|bench]
+#       all (default): test binaries, examples and the benchmark (with the kernels' PTX without
+#       line tables and the NumPy 2.2 wheel for Numba: see below);
+#       tests: test binaries and examples, for run.sh tests|examples|sanitize;
+#       bench: examples and the benchmark, for run.sh bench.
+#   device run: carry [".device-bundle"], command "bash .device-bundle/run.sh [tests|examples|bench|sanitize|all]"
+#
+# The device tool carries at most 64 MiB. Everything together is more than that now (the test
+# binaries' cubins carry line tables and the wheel is 16.5 MB): the script says so, and a run
+# then takes `tests` and `bench` bundles in turn.
 #
 # FERROCUDA_ARCH (default sm_90 here: the GPU machine is Hopper) picks the PTX target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export FERROCUDA_ARCH="${FERROCUDA_ARCH:-sm_90}"
+parts="${1:-all}"
+case "$parts" in
+  all|tests|bench) ;;
+  *) echo "gpu-bundle: unknown part '$parts' (expected all, tests or bench)" >&2; exit 2 ;;
+esac
 bundle=.device-bundle
 rm -rf "$bundle"
 mkdir -p "$bundle/tests" "$bundle/examples" "$bundle/bench"
@@ -24,12 +35,14 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable"): print(m["executable"])'
 }
 
-echo "building GPU test binaries (FERROCUDA_ARCH=$FERROCUDA_ARCH)..." >&2
-for exe in $(executables test --no-run -p ferrocuda-tests); do
-  name=$(basename "$exe" | sed 's/-[0-9a-f]\{16\}$//')
-  case "$name" in ptx|ferrocuda_tests) continue ;; esac  # no GPU in these
-  cp "$exe" "$bundle/tests/$name"
-done
+if [ "$parts" != bench ]; then
+  echo "building GPU test binaries (FERROCUDA_ARCH=$FERROCUDA_ARCH)..." >&2
+  for exe in $(executables test --no-run -p ferrocuda-tests); do
+    name=$(basename "$exe" | sed 's/-[0-9a-f]\{16\}$//')
+    case "$name" in ptx|ferrocuda_tests) continue ;; esac  # no GPU in these
+    cp "$exe" "$bundle/tests/$name"
+  done
+fi
 echo "building examples (release)..." >&2
 for exe in $(executables build --release -p ferrocuda-examples --examples); do
   cp "$exe" "$bundle/examples/"
@@ -39,6 +52,12 @@ strip --strip-all "$bundle"/tests/* "$bundle"/examples/* 2>/dev/null || true
 # of their size), which run.sh unpacks on the GPU machine.
 tar -czf "$bundle/binaries.tar.gz" -C "$bundle" tests examples
 rm -rf "$bundle/tests" "$bundle/examples"
+cp scripts/gpu-run.sh "$bundle/run.sh"
+cp scripts/sanitizer-lineinfo.sh "$bundle/"  # line tables named by compute-sanitizer
+if [ "$parts" = tests ]; then
+  du -sh "$bundle" >&2
+  exit 0
+fi
 cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
@@ -63,7 +82,9 @@ if [ ! -f ".whl/$numpy_wheel" ]; then
     || echo "numpy wheel not downloaded: the Numba column will show n/a" >&2
 fi
 cp ".whl/$numpy_wheel" "$bundle/bench/" 2>/dev/null || true
-cp scripts/gpu-run.sh "$bundle/run.sh"
-cp scripts/sanitizer-lineinfo.sh "$bundle/"  # line tables named by compute-sanitizer
 du -sh "$bundle" >&2
 ls "$bundle"/* >&2
+size=$(du -sb "$bundle" | cut -f1)
+if [ "$size" -gt $((64 * 1024 * 1024)) ]; then
+  echo "gpu-bundle: $((size / 1048576)) MiB is more than the device tool carries (64 MiB): build and carry 'tests' and 'bench' bundles in turn" >&2
+fi

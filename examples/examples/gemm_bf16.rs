@@ -107,7 +107,7 @@ fn run(device: &Device, (m, n, k): (usize, usize, usize)) -> ExampleResult<Optio
         let (want, size) = reference_element(&a_exact, &b_exact, (k, n), row, col);
         let got = c[row * n + col] as f64;
         let error = (got - want).abs();
-        if !(error <= per_magnitude * size) {
+        if error.is_nan() || error > per_magnitude * size {
             return Err(format!(
                 "{m} x {n} x {k}: C[{row}][{col}] = {got}, expected {want} (error {error:e}, tolerance {:e})",
                 per_magnitude * size

@@ -90,7 +90,7 @@ mod body {
 
     pub(super) fn gemm(a: &[bf16], b: &[bf16], c: &mut [f32], m: usize, n: usize, k: usize) {
         assert!(
-            m % BLOCK_M == 0 && n % BLOCK_N == 0 && k % BLOCK_K == 0,
+            m.is_multiple_of(BLOCK_M) && n.is_multiple_of(BLOCK_N) && k.is_multiple_of(BLOCK_K),
             "gemm_bf16: m and n must be multiples of 128 and k a multiple of 32"
         );
         assert!(
@@ -289,7 +289,13 @@ mod host {
         n: usize,
         k: usize,
     ) -> Result<(), GemmError> {
-        if m == 0 || n == 0 || k == 0 || m % BLOCK_M != 0 || n % BLOCK_N != 0 || k % BLOCK_K != 0 {
+        if m == 0
+            || n == 0
+            || k == 0
+            || !m.is_multiple_of(BLOCK_M)
+            || !n.is_multiple_of(BLOCK_N)
+            || !k.is_multiple_of(BLOCK_K)
+        {
             return Err(GemmError::Shape(format!(
                 "m = {m}, n = {n}, k = {k}: m and n must be nonzero multiples of {BLOCK_M}, and k a nonzero multiple of {BLOCK_K}"
             )));

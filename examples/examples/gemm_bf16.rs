@@ -25,9 +25,7 @@
 use ferrocuda::device::half::bf16;
 use ferrocuda::prelude::*;
 use ferrocuda_examples::{EventTimer, ExampleResult, device, median, optional_arg, random_f32};
-use kernels_nvptx::gemm_bf16::{
-    BLOCK_M, BLOCK_N, SHARED_BYTES, THREADS, gemm_bf16, gemm_bf16_launch,
-};
+use kernels_nvptx::gemm_bf16::{SHARED_BYTES, THREADS, blocks, gemm_bf16, gemm_bf16_launch};
 
 /// Launches timed per size after the warm-up.
 const TIMED_RUNS: usize = 10;
@@ -128,7 +126,7 @@ fn run(device: &Device, (m, n, k): (usize, usize, usize)) -> ExampleResult<Optio
     let timer = EventTimer::new(device)?;
     // The sizes and architecture were checked by the first launch: the timed ones go straight
     // through `launch!`.
-    let grid = ((n / BLOCK_N) as u32, (m / BLOCK_M) as u32);
+    let grid = blocks(m, n);
     let (m32, n32, k32) = (m as u32, n as u32, k as u32);
     let mut time_one = || {
         timer.time(|| {

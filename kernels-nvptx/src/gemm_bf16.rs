@@ -4,8 +4,12 @@
 //!
 //! # How it works
 //! - **Block tile** [`BLOCK_M`] x [`BLOCK_N`] x [`BLOCK_K`] = 128 x 128 x 32, computed by
-//!   [`THREADS`] = 256 threads (8 warps). Block `(x, y)` of the grid computes the tile of `C`
-//!   whose top-left element is `(128 y, 128 x)`.
+//!   [`THREADS`] = 256 threads (8 warps), one block per tile of `C`, on a one-dimensional grid
+//!   of `(M / 128) (N / 128)` blocks ([`blocks`]).
+//! - **Block order** grouped as in Triton's matmul tutorial: blocks `0, 1, 2, ...` walk down
+//!   [`GROUP_M`] = 8 tile rows of one tile column, then the next column of the same 8 rows, and
+//!   so on (the last group has the remaining rows). The blocks resident together then read a few
+//!   rows of `A` and columns of `B`, which stay in L2, instead of all of `B`.
 //! - **Warp tile** 64 x 32: the warps lie 2 (down M) x 4 (across N); warp `w` covers rows
 //!   `64 (w / 4)` and columns `32 (w % 4)` of the block tile, as 4 x 4 tiles of 16 x 8, each one
 //!   `mma.sync.m16n8k16` per 16 of K, accumulating in 64 `f32` registers per lane.
@@ -54,6 +58,8 @@ pub const BLOCK_N: usize = 128;
 pub const BLOCK_K: usize = 32;
 /// Stages of the `cp.async` pipeline.
 pub const STAGES: usize = 3;
+/// Tile rows of `C` that consecutive blocks cover before moving to the next tile column.
+pub const GROUP_M: usize = 8;
 /// Threads per block: 8 warps.
 pub const THREADS: u32 = 256;
 /// Elements (bf16) of one stage: the `A` tile, then the `B` tile.
@@ -63,7 +69,7 @@ pub const SHARED_BYTES: u32 = (STAGES * STAGE_ELEMENTS * 2) as u32;
 
 /// `c = a b` for row-major bf16 `a` (`m` x `k`), `b` (`k` x `n`) and f32 `c` (`m` x `n`); see
 /// the module documentation. Launch with [`gemm_bf16_launch`], which checks the sizes and the
-/// architecture: grid `(n / 128, m / 128)`, [`THREADS`] threads, [`SHARED_BYTES`] of dynamic
+/// architecture: grid [`blocks`]`(m, n)`, [`THREADS`] threads, [`SHARED_BYTES`] of dynamic
 /// shared memory.
 #[kernel]
 pub fn gemm_bf16(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u32) {
@@ -109,9 +115,21 @@ mod body {
         let tid = thread_idx().x as usize;
         let lane = lane_id() as usize;
         let warp = warp_id() as usize;
+        let (tiles_m, tiles_n) = (m / BLOCK_M, n / BLOCK_N);
+        let block = block_idx().x as usize;
+        if block >= tiles_m * tiles_n {
+            // A grid larger than the tiles: the whole block leaves together.
+            return;
+        }
+        // Grouped order: consecutive blocks walk down GROUP_M tile rows before moving right, so
+        // the blocks resident at one time share rows of A and columns of B in L2.
+        let group = block / (GROUP_M * tiles_n);
+        let first_m = group * GROUP_M;
+        let group_rows = (tiles_m - first_m).min(GROUP_M);
+        let in_group = block % (GROUP_M * tiles_n);
         let (block_row, block_col) = (
-            block_idx().y as usize * BLOCK_M,
-            block_idx().x as usize * BLOCK_N,
+            (first_m + in_group % group_rows) * BLOCK_M,
+            (in_group / group_rows) * BLOCK_N,
         );
         let (warp_row, warp_col) = ((warp / 4) * 64, (warp % 4) * 32);
 
@@ -264,6 +282,12 @@ mod host {
         }
     }
 
+    /// The grid of [`gemm_bf16`] for an `m` x `n` `C` (sizes checked by [`check_shape`]): one
+    /// block per 128 x 128 tile.
+    pub fn blocks(m: usize, n: usize) -> u32 {
+        ((m / BLOCK_M) * (n / BLOCK_N)) as u32
+    }
+
     /// The architecture number of this crate's PTX (`.target sm_90` gives 90).
     pub fn ptx_architecture() -> u32 {
         crate::__FERROCUDA_MODULE
@@ -300,27 +324,22 @@ mod host {
                 "m = {m}, n = {n}, k = {k}: m and n must be nonzero multiples of {BLOCK_M}, and k a nonzero multiple of {BLOCK_K}"
             )));
         }
-        if m / BLOCK_M > 65_535 {
-            return Err(GemmError::Shape(format!(
-                "m = {m}: at most {} rows (65535 blocks down the grid)",
-                65_535 * BLOCK_M
-            )));
-        }
         for (name, len, rows, cols) in [("a", a_len, m, k), ("b", b_len, k, n), ("c", c_len, m, n)]
         {
-            if len < rows * cols {
+            // The kernel indexes with `usize` from `u32` sizes: every matrix stays below 2^32
+            // elements (which also keeps the products here from overflowing).
+            let elements = rows.checked_mul(cols).filter(|&e| e <= u32::MAX as usize);
+            let Some(elements) = elements else {
                 return Err(GemmError::Shape(format!(
-                    "{name} holds {len} elements, fewer than its {rows} x {cols} = {}",
-                    rows * cols
+                    "{name} is {rows} x {cols}: at most {} elements per matrix",
+                    u32::MAX
+                )));
+            };
+            if len < elements {
+                return Err(GemmError::Shape(format!(
+                    "{name} holds {len} elements, fewer than its {rows} x {cols} = {elements}"
                 )));
             }
-        }
-        let largest = [m * k, k * n, m * n].into_iter().max().unwrap_or(0);
-        if largest > u32::MAX as usize {
-            return Err(GemmError::Shape(format!(
-                "a matrix of {largest} elements: at most {} (u32 sizes)",
-                u32::MAX
-            )));
         }
         Ok(())
     }
@@ -341,7 +360,7 @@ mod host {
                 ptx: ptx_architecture(),
             });
         }
-        let grid = ((n / BLOCK_N) as u32, (m / BLOCK_M) as u32);
+        let grid = blocks(m, n);
         let (m, n, k) = (m as u32, n as u32, k as u32);
         launch!(gemm_bf16[grid, THREADS, stream, SHARED_BYTES](a, b, c, m, n, k))?;
         Ok(())

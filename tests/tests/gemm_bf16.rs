@@ -1,7 +1,7 @@
 //! The tensor-core bf16 GEMM (`kernels_nvptx::gemm_bf16`) against an `f64` CPU reference on the
 //! simulator and the GPU: one K-step (fewer steps than the pipeline's stages), three, and five
-//! (the stages are reused), over several blocks in both directions; and the sizes the host
-//! rejects.
+//! (the stages are reused), over several blocks in both directions and over two groups of the
+//! grouped block order; and the sizes the host rejects.
 //!
 //! bf16 values come from the `half` crate (an independent rounding), and the reference is summed
 //! in `f64` from the same bf16 values. Per element the result may differ from it by
@@ -106,6 +106,13 @@ device_tests! {
         }
     }
 
+    fn gemm_bf16_nine_block_rows_in_two_groups(device) {
+        // 9 tile rows: one group of GROUP_M = 8 and one of a single row, two tile columns.
+        if runs_on(device) {
+            check(device, 9 * 128, 256, 32);
+        }
+    }
+
     fn gemm_bf16_rejects_sizes_off_the_tile(device) {
         let message = rejected(device, (100, 128, 32), [100 * 32, 32 * 128, 100 * 128]);
         assert!(
@@ -114,6 +121,11 @@ device_tests! {
         );
         let message = rejected(device, (128, 128, 40), [128 * 40, 40 * 128, 128 * 128]);
         assert!(message.contains("k = 40") && message.contains("multiple of 32"), "{message}");
+        let message = rejected(device, (1 << 20, 1 << 20, 1 << 20), [1, 1, 1]);
+        assert!(
+            message.contains("a is 1048576 x 1048576") && message.contains("at most 4294967295"),
+            "{message}"
+        );
         let message = rejected(device, (0, 128, 32), [1, 32 * 128, 1]);
         assert!(message.contains("m = 0"), "{message}");
         let message = rejected(device, (128, 128, 32), [128 * 32, 32 * 128 - 1, 128 * 128]);

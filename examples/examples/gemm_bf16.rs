@@ -24,7 +24,9 @@
 
 use ferrocuda::device::half::bf16;
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{EventTimer, ExampleResult, device, median, optional_arg, random_f32};
+use ferrocuda_examples::{
+    EventTimer, ExampleResult, device, median, optional_arg, random_f32, reference,
+};
 use kernels_nvptx::gemm_bf16::{SHARED_BYTES, THREADS, blocks, gemm_bf16, gemm_bf16_launch};
 
 /// Launches timed per size after the warm-up.
@@ -53,18 +55,17 @@ fn random_bf16(n: usize, seed: u64) -> (Vec<bf16>, Vec<f32>) {
     (values, exact)
 }
 
-/// `C[row][col]` in `f64` and the sum of the products' magnitudes.
-fn reference_element(
-    a: &[f32],
-    b: &[f32],
-    (k, n): (usize, usize),
-    row: usize,
-    col: usize,
-) -> (f64, f64) {
-    (0..k).fold((0.0, 0.0), |(sum, size), i| {
-        let product = a[row * k + i] as f64 * b[i * n + col] as f64;
-        (sum + product, size + product.abs())
-    })
+/// `C[row][col]` in `f64` and the sum of the products' magnitudes, from `a` (row-major) and `b_t`
+/// (`B` transposed: column `col` of `B` is contiguous, which keeps the CPU's caches useful).
+fn reference_element(a: &[f32], b_t: &[f32], k: usize, row: usize, col: usize) -> (f64, f64) {
+    let (a_row, b_col) = (&a[row * k..(row + 1) * k], &b_t[col * k..(col + 1) * k]);
+    a_row
+        .iter()
+        .zip(b_col)
+        .fold((0.0, 0.0), |(sum, size), (&x, &y)| {
+            let product = x as f64 * y as f64;
+            (sum + product, size + product.abs())
+        })
 }
 
 /// The elements the CPU checks: all of them when `all`, else the first and last 128 x 128
@@ -99,10 +100,11 @@ fn run(device: &Device, (m, n, k): (usize, usize, usize)) -> ExampleResult<Optio
     let c = c_dev.to_vec()?;
 
     let per_magnitude = (k / 16) as f64 * 2f64.powi(-18);
+    let b_transposed = reference::transpose(&b_exact, n, k);
     let elements = checked_elements(m, n, device.is_simulator());
     let mut worst = 0.0f64;
     for &(row, col) in &elements {
-        let (want, size) = reference_element(&a_exact, &b_exact, (k, n), row, col);
+        let (want, size) = reference_element(&a_exact, &b_transposed, k, row, col);
         let got = c[row * n + col] as f64;
         let error = (got - want).abs();
         if error.is_nan() || error > per_magnitude * size {

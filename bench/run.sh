@@ -9,7 +9,8 @@
 # Steps: 1. foundation (vecadd and launch cost against CUDA C), 2. registers of the CUDA C
 # references and of ferrocuda's kernels with and without line tables (ptxas -v), 3. CuPy and
 # Numba (bench/cupy_kernels.py, bench/numba_kernels.py; n/a when they cannot run), 4. the kernel
-# benchmark and its report, 5. the first launch with the driver's cache cold and warm.
+# benchmark and its report, 5. the bf16 tensor-core GEMM against cuBLAS (PyTorch, torch_matmul.py;
+# its ratio skipped without PyTorch), 6. the first launch with the driver's cache cold and warm.
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -80,6 +81,29 @@ if [ -x ../examples/bench_kernels ]; then
   ../examples/bench_kernels --cuda-ptx reference_kernels.ptx --references cupy.csv,numba.csv \
     ${no_lineinfo_args[@]+"${no_lineinfo_args[@]}"} --out-dir "$out" \
     || { status=$?; echo "bench_kernels FAILED ($status)"; }
+fi
+
+# The tensor-core bf16 GEMM (examples/examples/gemm_bf16.rs) against cuBLAS, whose figures come
+# from PyTorch's bf16 matmul (torch_matmul.py): TFLOP/s at 4096^3 and 8192^3 and the ratio, with
+# the issue's target (>= 0.5x cuBLAS). Without PyTorch the example still runs, without the ratio.
+echo "=== bf16 GEMM on the tensor cores against cuBLAS"
+if [ -x ../examples/gemm_bf16 ]; then
+  torch_rc=0
+  torch_out=$(python3 torch_matmul.py --sizes 4096,8192) || torch_rc=$?
+  echo "$torch_out"
+  torch_args=()
+  if [ "$torch_rc" -eq 0 ]; then
+    torch_args=(--torch-tflops "$(awk '$1 == "torch_bf16_tflops_4096" { a = $2 } $1 == "torch_bf16_tflops_8192" { b = $2 } END { print a "," b }' <<<"$torch_out")")
+  elif [ "$torch_rc" -eq 2 ]; then
+    echo "skipped the cuBLAS figures: PyTorch is not usable here (see above)"
+  else
+    status=1
+    echo "torch_matmul.py FAILED ($torch_rc)"
+  fi
+  ../examples/gemm_bf16 --sizes 4096,8192 ${torch_args[@]+"${torch_args[@]}"} \
+    || { status=$?; echo "gemm_bf16 FAILED ($status)"; }
+else
+  echo "skipped: ../examples/gemm_bf16 is not in this bundle"
 fi
 
 # The first launch of a kernels-nvptx kernel in a fresh process, with the driver's compute cache

@@ -15,6 +15,32 @@ pub fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, p: usize) -> Vec<f32> {
     c
 }
 
+/// `C = A B` for row-major `A` (`m` x `k`) and `B` (`k` x `n`), summed in `f64`, with the sum
+/// of the products' magnitudes `sum_k |A[r][k] B[k][c]|` of each element beside it (what a
+/// tolerance for a low-precision product scales with). For the tensor-core GEMM, whose inputs
+/// are bf16: pass their exact `f32` values.
+pub fn matmul_with_magnitudes(
+    a: &[f32],
+    b: &[f32],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut c = vec![0.0f64; m * n];
+    let mut magnitude = vec![0.0f64; m * n];
+    for row in 0..m {
+        for inner in 0..k {
+            let x = a[row * k + inner] as f64;
+            for col in 0..n {
+                let product = x * b[inner * n + col] as f64;
+                c[row * n + col] += product;
+                magnitude[row * n + col] += product.abs();
+            }
+        }
+    }
+    (c, magnitude)
+}
+
 /// The transpose of a row-major `height` x `width` matrix: `out[x * height + y] =
 /// input[y * width + x]`.
 pub fn transpose<T: Copy + Default>(input: &[T], width: usize, height: usize) -> Vec<T> {

@@ -11,6 +11,7 @@ pub mod constant_memory;
 pub mod dynamic_shared;
 pub mod elementwise;
 pub mod external_crates;
+pub mod gemm_bf16;
 pub mod generic;
 pub mod half_precision;
 pub mod histogram;

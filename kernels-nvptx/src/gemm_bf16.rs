@@ -1,0 +1,368 @@
+//! A bf16 GEMM on the tensor cores, in the style of CUTLASS's multistage `mma.sync` kernels:
+//! `C = A B` with `A` (M x K) and `B` (K x N) bf16, both row-major, and `C` (M x N) f32,
+//! row-major.
+//!
+//! # How it works
+//! - **Block tile** [`BLOCK_M`] x [`BLOCK_N`] x [`BLOCK_K`] = 128 x 128 x 32, computed by
+//!   [`THREADS`] = 256 threads (8 warps), one block per tile of `C`, on a one-dimensional grid
+//!   of `(M / 128) (N / 128)` blocks ([`blocks`]).
+//! - **Block order** grouped as in Triton's matmul tutorial: blocks `0, 1, 2, ...` walk down
+//!   [`GROUP_M`] = 8 tile rows of one tile column, then the next column of the same 8 rows, and
+//!   so on (the last group has the remaining rows). The blocks resident together then read a few
+//!   rows of `A` and columns of `B`, which stay in L2, instead of all of `B`.
+//! - **Warp tile** 64 x 32: the warps lie 2 (down M) x 4 (across N); warp `w` covers rows
+//!   `64 (w / 4)` and columns `32 (w % 4)` of the block tile, as 4 x 4 tiles of 16 x 8, each one
+//!   `mma.sync.m16n8k16` per 16 of K, accumulating in 64 `f32` registers per lane.
+//! - **Pipeline** of [`STAGES`] = 3 stages in dynamic shared memory ([`SHARED_BYTES`] = 48 KiB,
+//!   the most a block gets without opting in): the `A` and `B` tiles of K-step `t` are copied
+//!   global -> shared with `cp.async` (16-byte copies, two of `A` and two of `B` per thread) into
+//!   stage `t % 3`, two steps ahead of the step being multiplied. Each step waits with
+//!   `async_copy_wait::<{STAGES - 2}>` (so every group but the newest is done: step `t` has
+//!   arrived), then one `syncthreads` makes every thread's copies visible and also says that
+//!   every warp has finished reading stage `(t - 1) % 3`, which the copies issued next refill.
+//! - **Fragments** come from shared memory through `ldmatrix`: `.x4` gives one 16 x 16 `A`
+//!   fragment, `.x4.trans` two 16 x 8 `B` fragments (`B` is stored K x N, so its 8 x 8 matrices
+//!   are transposed on the way into the column layout `mma` takes).
+//! - **Epilogue**: each lane writes its accumulator elements straight to `C`.
+//!
+//! # Shared-memory layout: an XOR swizzle
+//! No padding (which would not fit three stages in 48 KiB): the 16-byte chunks of each row are
+//! permuted so that the eight rows one `ldmatrix` matrix reads fall in eight different groups of
+//! four banks. A stage's `A` tile is 128 rows of 32 elements (64 bytes, 4 chunks): element
+//! `(r, k)` lives at `r * 32 + ((k / 8) ^ ((r / 2) % 4)) * 8 + k % 8`. Eight consecutive rows at
+//! the same `k` are then at byte offsets (mod 128) `64 (r % 2) + 16 ((k / 8) ^ ((r / 2) % 4))`:
+//! eight different 16-byte bank groups. A stage's `B` tile is 32 rows of 128 elements (256
+//! bytes, 16 chunks): element `(k, n)` lives at `k * 128 + ((n / 8) ^ (k % 8)) * 8 + n % 8`,
+//! which likewise spreads the eight rows of one matrix over the eight bank groups. The `cp.async`
+//! copies write whole chunks, so they use the same formulas.
+//!
+//! # Sizes
+//! M and N must be multiples of 128 and K a multiple of 32 (no tail handling in this first
+//! version). [`gemm_bf16_launch`] checks that on the host and returns
+//! [`GemmError::Shape`] otherwise; the kernel itself stops with a panic naming the rule.
+//!
+//! # Architecture
+//! `cp.async`, `ldmatrix` and `mma.sync` need sm_80. This crate is built for sm_70 by default
+//! (and for sm_90 by `scripts/gpu-bundle.sh`), so the kernel's body exists in builds for sm_80
+//! or newer and on the simulator; in older builds the kernel is still an entry, whose body
+//! panics saying so, and [`gemm_bf16_launch`] refuses to launch it on a GPU
+//! ([`GemmError::Architecture`]).
+
+use ferrocuda::prelude::*;
+
+/// Rows of `C` (and of `A`) per block.
+pub const BLOCK_M: usize = 128;
+/// Columns of `C` (and of `B`) per block.
+pub const BLOCK_N: usize = 128;
+/// Elements of K per pipeline stage.
+pub const BLOCK_K: usize = 32;
+/// Stages of the `cp.async` pipeline.
+pub const STAGES: usize = 3;
+/// Tile rows of `C` that consecutive blocks cover before moving to the next tile column.
+pub const GROUP_M: usize = 8;
+/// Threads per block: 8 warps.
+pub const THREADS: u32 = 256;
+/// Elements (bf16) of one stage: the `A` tile, then the `B` tile.
+const STAGE_ELEMENTS: usize = BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N;
+/// Dynamic shared memory the kernel needs: [`STAGES`] stages of an `A` and a `B` tile, 48 KiB.
+pub const SHARED_BYTES: u32 = (STAGES * STAGE_ELEMENTS * 2) as u32;
+
+/// `c = a b` for row-major bf16 `a` (`m` x `k`), `b` (`k` x `n`) and f32 `c` (`m` x `n`); see
+/// the module documentation. Launch with [`gemm_bf16_launch`], which checks the sizes and the
+/// architecture: grid [`blocks`]`(m, n)`, [`THREADS`] threads, [`SHARED_BYTES`] of dynamic
+/// shared memory.
+#[kernel]
+pub fn gemm_bf16(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u32) {
+    body::gemm(a, b, c, m as usize, n as usize, k as usize);
+}
+
+/// The kernel's body where `cp.async`, `ldmatrix` and `mma.sync` exist: the simulator, sm_80 and
+/// newer.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+mod body {
+    use super::*;
+
+    /// Flat index in a stage's `A` tile of element `(row, col)` (swizzled; see the module docs).
+    #[inline(always)]
+    fn a_index(row: usize, col: usize) -> usize {
+        row * BLOCK_K + (((col / 8) ^ ((row / 2) % 4)) * 8) + col % 8
+    }
+
+    /// Flat index in a stage's `B` tile of element `(row, col)` (swizzled; see the module docs).
+    #[inline(always)]
+    fn b_index(row: usize, col: usize) -> usize {
+        row * BLOCK_N + (((col / 8) ^ (row % 8)) * 8) + col % 8
+    }
+
+    pub(super) fn gemm(a: &[bf16], b: &[bf16], c: &mut [f32], m: usize, n: usize, k: usize) {
+        assert!(
+            m.is_multiple_of(BLOCK_M) && n.is_multiple_of(BLOCK_N) && k.is_multiple_of(BLOCK_K),
+            "gemm_bf16: m and n must be multiples of 128 and k a multiple of 32"
+        );
+        assert!(
+            block_dim().x == THREADS && block_dim().y == 1 && block_dim().z == 1,
+            "gemm_bf16 needs blocks of 256 threads"
+        );
+        // SAFETY: `bf16` is `#[repr(transparent)]` over `u16`: the same size, alignment and bits,
+        // so the slices' memory holds `len` valid `u16`s for as long as the borrows live.
+        let (a, b) = unsafe {
+            (
+                core::slice::from_raw_parts(a.as_ptr().cast::<u16>(), a.len()),
+                core::slice::from_raw_parts(b.as_ptr().cast::<u16>(), b.len()),
+            )
+        };
+        let mut shared = dynamic_shared_array::<u16>();
+        let tid = thread_idx().x as usize;
+        let lane = lane_id() as usize;
+        let warp = warp_id() as usize;
+        let (tiles_m, tiles_n) = (m / BLOCK_M, n / BLOCK_N);
+        let block = block_idx().x as usize;
+        if block >= tiles_m * tiles_n {
+            // A grid larger than the tiles: the whole block leaves together.
+            return;
+        }
+        // Grouped order: consecutive blocks walk down GROUP_M tile rows before moving right, so
+        // the blocks resident at one time share rows of A and columns of B in L2.
+        let group = block / (GROUP_M * tiles_n);
+        let first_m = group * GROUP_M;
+        let group_rows = (tiles_m - first_m).min(GROUP_M);
+        let in_group = block % (GROUP_M * tiles_n);
+        let (block_row, block_col) = (
+            (first_m + in_group % group_rows) * BLOCK_M,
+            (in_group / group_rows) * BLOCK_N,
+        );
+        let (warp_row, warp_col) = ((warp / 4) * 64, (warp % 4) * 32);
+
+        // Starts the copies of K-step `step` into stage `step % STAGES`: 512 chunks of `A` (128
+        // rows of 4) and 512 of `B` (32 rows of 16), two of each per thread.
+        let issue = |shared: &mut SharedSlice<u16>, step: usize| {
+            let stage = (step % STAGES) * STAGE_ELEMENTS;
+            let k0 = step * BLOCK_K;
+            for j in 0..2 {
+                let q = tid + j * THREADS as usize;
+                let (row, chunk) = (q / 4, q % 4);
+                let src = (block_row + row) * k + k0 + chunk * 8;
+                async_copy(shared, stage + a_index(row, chunk * 8), &a[src..src + 8]);
+                let (row, chunk) = (q / 16, q % 16);
+                let src = (k0 + row) * n + block_col + chunk * 8;
+                let dst = stage + BLOCK_M * BLOCK_K + b_index(row, chunk * 8);
+                async_copy(shared, dst, &b[src..src + 8]);
+            }
+        };
+
+        let steps = k / BLOCK_K;
+        for step in 0..STAGES - 1 {
+            if step < steps {
+                issue(&mut shared, step);
+            }
+            async_copy_commit();
+        }
+        let mut acc = [[Accumulator::zeroed(); 4]; 4];
+        for step in 0..steps {
+            // Groups 0..=step are complete (only the STAGES - 2 newest may be pending), and after
+            // the barrier every thread's copies are visible and every warp is done with the stage
+            // the next copies refill.
+            async_copy_wait::<{ STAGES as u32 - 2 }>();
+            syncthreads();
+            let next = step + STAGES - 1;
+            if next < steps {
+                issue(&mut shared, next);
+            }
+            async_copy_commit();
+
+            let stage = (step % STAGES) * STAGE_ELEMENTS;
+            for kk in (0..BLOCK_K).step_by(16) {
+                let mut a_frag = [FragmentA::<Bf16>::zeroed(); 4];
+                for (i, frag) in a_frag.iter_mut().enumerate() {
+                    // Lanes 0-15 give rows 0-15 at column kk, lanes 16-31 at column kk + 8.
+                    let row = warp_row + i * 16 + lane % 16;
+                    let col = kk + (lane / 16) * 8;
+                    *frag =
+                        FragmentA::from_registers(ldmatrix_x4(&shared, stage + a_index(row, col)));
+                }
+                let mut b_frag = [FragmentB::<Bf16>::zeroed(); 4];
+                for pair in 0..2 {
+                    // Matrix `lane / 8`: k rows 0-7 or 8-15 (bit 0), columns 0-7 or 8-15 of
+                    // this pair of n tiles (bit 1).
+                    let matrix = lane / 8;
+                    let row = kk + lane % 8 + 8 * (matrix % 2);
+                    let col = warp_col + pair * 16 + 8 * (matrix / 2);
+                    let r =
+                        ldmatrix_x4_trans(&shared, stage + BLOCK_M * BLOCK_K + b_index(row, col));
+                    b_frag[2 * pair] = FragmentB::from_registers([r[0], r[1]]);
+                    b_frag[2 * pair + 1] = FragmentB::from_registers([r[2], r[3]]);
+                }
+                for (i, row) in acc.iter_mut().enumerate() {
+                    for (j, sum) in row.iter_mut().enumerate() {
+                        *sum = mma_sync(&a_frag[i], &b_frag[j], sum);
+                    }
+                }
+            }
+        }
+        // Nothing is pending (the last groups were empty), but leave no copy behind.
+        async_copy_wait::<0>();
+
+        let mut c = MatrixMut::new(c, m, n);
+        for (i, row) in acc.iter().enumerate() {
+            for (j, sum) in row.iter().enumerate() {
+                let origin = (block_row + warp_row + i * 16, block_col + warp_col + j * 8);
+                sum.store(&mut c, origin, TileLayout::RowMajor);
+            }
+        }
+    }
+}
+
+/// The body in builds for GPUs older than sm_80, which lack the instructions: it stops at once
+/// ([`gemm_bf16_launch`] does not launch it).
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+mod body {
+    pub(super) fn gemm(
+        _: &[super::bf16],
+        _: &[super::bf16],
+        _: &mut [f32],
+        _: usize,
+        _: usize,
+        _: usize,
+    ) {
+        panic!(
+            "gemm_bf16 was built for an architecture older than sm_80: cp.async, ldmatrix and mma.sync need sm_80"
+        )
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host::*;
+
+/// The host side: the checked launch.
+#[cfg(not(target_arch = "nvptx64"))]
+mod host {
+    use super::*;
+    use std::fmt;
+
+    /// Why [`gemm_bf16_launch`] did not launch.
+    #[derive(Debug)]
+    pub enum GemmError {
+        /// A size breaks the kernel's rule (M and N multiples of 128, K of 32, none zero), or a
+        /// buffer is shorter than its matrix.
+        Shape(String),
+        /// The kernels' PTX targets an architecture older than sm_80 and the device is a GPU.
+        Architecture {
+            /// The PTX's architecture number (70 for sm_70).
+            ptx: u32,
+        },
+        /// The launch itself failed.
+        Launch(ferrocuda::Error),
+    }
+
+    impl fmt::Display for GemmError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                GemmError::Shape(why) => write!(f, "gemm_bf16: {why}"),
+                GemmError::Architecture { ptx } => write!(
+                    f,
+                    "gemm_bf16: the kernels were built for sm_{ptx}, and the kernel needs sm_80 or newer (build with FERROCUDA_ARCH=sm_80 or newer, as scripts/gpu-bundle.sh does with sm_90)"
+                ),
+                GemmError::Launch(error) => write!(f, "gemm_bf16: {error}"),
+            }
+        }
+    }
+
+    impl std::error::Error for GemmError {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            match self {
+                GemmError::Launch(error) => Some(error),
+                _ => None,
+            }
+        }
+    }
+
+    impl From<ferrocuda::Error> for GemmError {
+        fn from(error: ferrocuda::Error) -> Self {
+            GemmError::Launch(error)
+        }
+    }
+
+    /// The grid of [`gemm_bf16`] for an `m` x `n` `C` (sizes checked by [`check_shape`]): one
+    /// block per 128 x 128 tile.
+    pub fn blocks(m: usize, n: usize) -> u32 {
+        ((m / BLOCK_M) * (n / BLOCK_N)) as u32
+    }
+
+    /// The architecture number of this crate's PTX (`.target sm_90` gives 90).
+    pub fn ptx_architecture() -> u32 {
+        crate::__FERROCUDA_MODULE
+            .ptx
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(".target sm_"))
+            .map(|rest| {
+                rest.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
+            .and_then(|digits| digits.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Checks that `m`, `n`, `k` follow the kernel's rule and that the buffers hold their
+    /// matrices.
+    pub fn check_shape(
+        a_len: usize,
+        b_len: usize,
+        c_len: usize,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<(), GemmError> {
+        if m == 0
+            || n == 0
+            || k == 0
+            || !m.is_multiple_of(BLOCK_M)
+            || !n.is_multiple_of(BLOCK_N)
+            || !k.is_multiple_of(BLOCK_K)
+        {
+            return Err(GemmError::Shape(format!(
+                "m = {m}, n = {n}, k = {k}: m and n must be nonzero multiples of {BLOCK_M}, and k a nonzero multiple of {BLOCK_K}"
+            )));
+        }
+        for (name, len, rows, cols) in [("a", a_len, m, k), ("b", b_len, k, n), ("c", c_len, m, n)]
+        {
+            // The kernel indexes with `usize` from `u32` sizes: every matrix stays below 2^32
+            // elements (which also keeps the products here from overflowing).
+            let elements = rows.checked_mul(cols).filter(|&e| e <= u32::MAX as usize);
+            let Some(elements) = elements else {
+                return Err(GemmError::Shape(format!(
+                    "{name} is {rows} x {cols}: at most {} elements per matrix",
+                    u32::MAX
+                )));
+            };
+            if len < elements {
+                return Err(GemmError::Shape(format!(
+                    "{name} holds {len} elements, fewer than its {rows} x {cols} = {elements}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues `c = a b` on `stream` (see [`gemm_bf16`]) after checking the sizes (M and N
+    /// nonzero multiples of 128, K of 32, buffers long enough) and, on a GPU, that the PTX
+    /// targets sm_80 or newer.
+    pub fn gemm_bf16_launch(
+        stream: &Stream,
+        a: &DeviceBuffer<bf16>,
+        b: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<f32>,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<(), GemmError> {
+        check_shape(a.len(), b.len(), c.len(), m, n, k)?;
+        if !stream.device().is_simulator() && ptx_architecture() < 80 {
+            return Err(GemmError::Architecture {
+                ptx: ptx_architecture(),
+            });
+        }
+        let grid = blocks(m, n);
+        let (m, n, k) = (m as u32, n as u32, k as u32);
+        launch!(gemm_bf16[grid, THREADS, stream, SHARED_BYTES](a, b, c, m, n, k))?;
+        Ok(())
+    }
+}

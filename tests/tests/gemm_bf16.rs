@@ -1,0 +1,137 @@
+//! The tensor-core bf16 GEMM (`kernels_nvptx::gemm_bf16`) against an `f64` CPU reference on the
+//! simulator and the GPU: one K-step (fewer steps than the pipeline's stages), three, and five
+//! (the stages are reused), over several blocks in both directions and over two groups of the
+//! grouped block order; and the sizes the host rejects.
+//!
+//! bf16 values come from the `half` crate (an independent rounding), and the reference is summed
+//! in `f64` from the same bf16 values. Per element the result may differ from it by
+//! `(K / 16) 2^-18 sum_k |A B|`: the project's tolerance for one `mma` (see
+//! `ferrocuda::device::mma`), once per 16 of K, each added to a running sum no larger than
+//! `sum_k |A B|`. A wrong fragment layout, swizzle or stage index gives errors of the size of the
+//! elements themselves, thousands of times that.
+//!
+//! The kernel needs sm_80: on a GPU it runs when the kernels' PTX targets sm_80 or newer
+//! (`scripts/gpu-bundle.sh` builds it for sm_90), and the test says it skipped otherwise.
+
+use ferrocuda::device::half::bf16;
+use ferrocuda::prelude::*;
+use ferrocuda_examples::reference::matmul_with_magnitudes;
+use ferrocuda_tests::{device_tests, random_f32, rng};
+use kernels_nvptx::gemm_bf16::{GemmError, gemm_bf16_launch, ptx_architecture};
+
+/// Whether the kernel can run on `device` (else it says why it skips).
+fn runs_on(device: &Device) -> bool {
+    if device.is_simulator() || ptx_architecture() >= 80 {
+        return true;
+    }
+    eprintln!(
+        "skipped on the GPU: kernels-nvptx was built for sm_{}, and gemm_bf16 needs sm_80 (build with FERROCUDA_ARCH=sm_90, as scripts/gpu-bundle.sh does)",
+        ptx_architecture()
+    );
+    false
+}
+
+/// `n` random values rounded to bf16 by the `half` crate, as the kernel's `bf16` and as the
+/// exact `f32` values for the reference.
+fn random_bf16(seed: &str, n: usize) -> (Vec<bf16>, Vec<f32>) {
+    let values: Vec<f32> = random_f32(&mut rng(seed), n)
+        .into_iter()
+        .map(|x| half::bf16::from_f32(x * 4.0).to_f32())
+        .collect();
+    let bits = values
+        .iter()
+        .map(|&x| bf16::from_bits(half::bf16::from_f32(x).to_bits()))
+        .collect();
+    (bits, values)
+}
+
+/// Runs the GEMM of size `m` x `n` x `k` on `device` and checks every element.
+fn check(device: &Device, m: usize, n: usize, k: usize) {
+    let (a, a_values) = random_bf16(&format!("gemm_bf16 a {m} {n} {k}"), m * k);
+    let (b, b_values) = random_bf16(&format!("gemm_bf16 b {m} {n} {k}"), k * n);
+    let a_dev = DeviceBuffer::from_slice(device, &a).unwrap();
+    let b_dev = DeviceBuffer::from_slice(device, &b).unwrap();
+    let mut c_dev = DeviceBuffer::from_slice(device, &vec![f32::NAN; m * n]).unwrap();
+    gemm_bf16_launch(
+        &device.default_stream(),
+        &a_dev,
+        &b_dev,
+        &mut c_dev,
+        (m, n, k),
+    )
+    .unwrap();
+    device.synchronize().unwrap();
+    let c = c_dev.to_vec().unwrap();
+    let (expected, magnitude) = matmul_with_magnitudes(&a_values, &b_values, m, k, n);
+    let per_magnitude = (k / 16) as f64 * 2f64.powi(-18);
+    for (i, ((&got, &want), &size)) in c.iter().zip(&expected).zip(&magnitude).enumerate() {
+        let error = (got as f64 - want).abs();
+        assert!(
+            error <= per_magnitude * size,
+            "{m} x {n} x {k}: C[{}][{}] = {got}, expected {want} (error {error:e}, tolerance {:e})",
+            i / n,
+            i % n,
+            per_magnitude * size
+        );
+    }
+}
+
+/// The launch's error for `m` x `n` x `k` with buffers of the given lengths (nothing runs).
+fn rejected(device: &Device, (m, n, k): (usize, usize, usize), lengths: [usize; 3]) -> String {
+    let a = DeviceBuffer::<bf16>::zeros(device, lengths[0]).unwrap();
+    let b = DeviceBuffer::<bf16>::zeros(device, lengths[1]).unwrap();
+    let mut c = DeviceBuffer::<f32>::zeros(device, lengths[2]).unwrap();
+    match gemm_bf16_launch(&device.default_stream(), &a, &b, &mut c, (m, n, k)) {
+        Err(error @ GemmError::Shape(_)) => error.to_string(),
+        other => panic!("{m} x {n} x {k}: expected a shape error, got {other:?}"),
+    }
+}
+
+device_tests! {
+    fn gemm_bf16_one_block_one_step(device) {
+        if runs_on(device) {
+            check(device, 128, 128, 32);
+        }
+    }
+
+    fn gemm_bf16_two_block_rows_three_steps(device) {
+        if runs_on(device) {
+            check(device, 256, 128, 96);
+        }
+    }
+
+    fn gemm_bf16_two_block_columns_five_steps(device) {
+        if runs_on(device) {
+            check(device, 128, 256, 160);
+        }
+    }
+
+    fn gemm_bf16_nine_block_rows_in_two_groups(device) {
+        // 9 tile rows: one group of GROUP_M = 8 and one of a single row, two tile columns.
+        if runs_on(device) {
+            check(device, 9 * 128, 256, 32);
+        }
+    }
+
+    fn gemm_bf16_rejects_sizes_off_the_tile(device) {
+        let message = rejected(device, (100, 128, 32), [100 * 32, 32 * 128, 100 * 128]);
+        assert!(
+            message.contains("m = 100") && message.contains("multiples of 128"),
+            "{message}"
+        );
+        let message = rejected(device, (128, 128, 40), [128 * 40, 40 * 128, 128 * 128]);
+        assert!(message.contains("k = 40") && message.contains("multiple of 32"), "{message}");
+        let message = rejected(device, (1 << 20, 1 << 20, 1 << 20), [1, 1, 1]);
+        assert!(
+            message.contains("a is 1048576 x 1048576") && message.contains("at most 4294967295"),
+            "{message}"
+        );
+        let message = rejected(device, (0, 128, 32), [1, 32 * 128, 1]);
+        assert!(message.contains("m = 0"), "{message}");
+        let message = rejected(device, (128, 128, 32), [128 * 32, 32 * 128 - 1, 128 * 128]);
+        assert!(
+            message.contains("b holds 4095 elements") && message.contains("32 x 128"),
+            "{message}"
+        );
+    }
+}

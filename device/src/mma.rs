@@ -432,59 +432,6 @@ impl<T: MmaInput> FragmentA<T> {
             MmaType::Tf32 => (g + 8 * (index % 2), t + 4 * (index / 2)),
         }
     }
-
-    /// The (row, column) in the tile of the calling lane's element `index`.
-    ///
-    /// # Panics
-    /// When `index >= ELEMENTS`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn position(index: usize) -> (usize, usize) {
-        Self::position_of_lane(crate::warp::lane_id(), index)
-    }
-
-    /// Element `index` of this lane's fragment.
-    ///
-    /// # Panics
-    /// When `index >= ELEMENTS`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn element(&self, index: usize) -> T::Element {
-        check_element(index, Self::ELEMENTS);
-        T::from_bits(read_packed::<T>(&self.registers, index))
-    }
-
-    /// Sets element `index` of this lane's fragment (a tf32 value is rounded to tf32).
-    ///
-    /// # Panics
-    /// When `index >= ELEMENTS`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn set_element(&mut self, index: usize, value: T::Element) {
-        check_element(index, Self::ELEMENTS);
-        write_packed::<T>(&mut self.registers, index, T::to_bits(value));
-    }
-
-    /// The calling lane's fragment of the 16 x K tile whose top-left element is at `origin` in
-    /// `source`, laid out as `layout` says.
-    ///
-    /// # Panics
-    /// When an element of the tile is outside `source` (its bounds check).
-    #[inline(always)]
-    #[track_caller]
-    pub fn load(
-        source: &impl TileSource<T::Element>,
-        origin: (usize, usize),
-        layout: TileLayout,
-    ) -> Self {
-        let mut fragment = Self::zeroed();
-        let lane = crate::warp::lane_id();
-        for index in 0..Self::ELEMENTS {
-            let (row, col) = layout.locate(origin, Self::position_of_lane(lane, index));
-            fragment.set_element(index, source.element_at(row, col));
-        }
-        fragment
-    }
 }
 
 /// The calling lane's part of a K x 8 tile of the `B` operand (K = `T::K`): two 32-bit
@@ -535,60 +482,71 @@ impl<T: MmaInput> FragmentB<T> {
             MmaType::Tf32 => (t + 4 * index, g),
         }
     }
-
-    /// The (row, column) in the tile of the calling lane's element `index`.
-    ///
-    /// # Panics
-    /// When `index >= ELEMENTS`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn position(index: usize) -> (usize, usize) {
-        Self::position_of_lane(crate::warp::lane_id(), index)
-    }
-
-    /// Element `index` of this lane's fragment.
-    ///
-    /// # Panics
-    /// When `index >= ELEMENTS`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn element(&self, index: usize) -> T::Element {
-        check_element(index, Self::ELEMENTS);
-        T::from_bits(read_packed::<T>(&self.registers, index))
-    }
-
-    /// Sets element `index` of this lane's fragment (a tf32 value is rounded to tf32).
-    ///
-    /// # Panics
-    /// When `index >= ELEMENTS`.
-    #[inline(always)]
-    #[track_caller]
-    pub fn set_element(&mut self, index: usize, value: T::Element) {
-        check_element(index, Self::ELEMENTS);
-        write_packed::<T>(&mut self.registers, index, T::to_bits(value));
-    }
-
-    /// The calling lane's fragment of the K x 8 tile whose top-left element is at `origin` in
-    /// `source`, laid out as `layout` says.
-    ///
-    /// # Panics
-    /// When an element of the tile is outside `source` (its bounds check).
-    #[inline(always)]
-    #[track_caller]
-    pub fn load(
-        source: &impl TileSource<T::Element>,
-        origin: (usize, usize),
-        layout: TileLayout,
-    ) -> Self {
-        let mut fragment = Self::zeroed();
-        let lane = crate::warp::lane_id();
-        for index in 0..Self::ELEMENTS {
-            let (row, col) = layout.locate(origin, Self::position_of_lane(lane, index));
-            fragment.set_element(index, source.element_at(row, col));
-        }
-        fragment
-    }
 }
+
+/// The accessors `FragmentA` and `FragmentB` share: each has its own `ELEMENTS` and
+/// `position_of_lane` (the ISA's layout of that operand); the rest is the same code.
+macro_rules! operand_fragment_accessors {
+    ($fragment:ident, $tile:literal) => {
+        impl<T: MmaInput> $fragment<T> {
+            /// The (row, column) in the tile of the calling lane's element `index`.
+            ///
+            /// # Panics
+            /// When `index >= ELEMENTS`.
+            #[inline(always)]
+            #[track_caller]
+            pub fn position(index: usize) -> (usize, usize) {
+                Self::position_of_lane(crate::warp::lane_id(), index)
+            }
+
+            /// Element `index` of this lane's fragment.
+            ///
+            /// # Panics
+            /// When `index >= ELEMENTS`.
+            #[inline(always)]
+            #[track_caller]
+            pub fn element(&self, index: usize) -> T::Element {
+                check_element(index, Self::ELEMENTS);
+                T::from_bits(read_packed::<T>(&self.registers, index))
+            }
+
+            /// Sets element `index` of this lane's fragment (a tf32 value is rounded to tf32).
+            ///
+            /// # Panics
+            /// When `index >= ELEMENTS`.
+            #[inline(always)]
+            #[track_caller]
+            pub fn set_element(&mut self, index: usize, value: T::Element) {
+                check_element(index, Self::ELEMENTS);
+                write_packed::<T>(&mut self.registers, index, T::to_bits(value));
+            }
+
+            #[doc = concat!("The calling lane's fragment of the ", $tile, " tile whose top-left element is at `origin` in")]
+            /// `source`, laid out as `layout` says.
+            ///
+            /// # Panics
+            /// When an element of the tile is outside `source` (its bounds check).
+            #[inline(always)]
+            #[track_caller]
+            pub fn load(
+                source: &impl TileSource<T::Element>,
+                origin: (usize, usize),
+                layout: TileLayout,
+            ) -> Self {
+                let mut fragment = Self::zeroed();
+                let lane = crate::warp::lane_id();
+                for index in 0..Self::ELEMENTS {
+                    let (row, col) = layout.locate(origin, Self::position_of_lane(lane, index));
+                    fragment.set_element(index, source.element_at(row, col));
+                }
+                fragment
+            }
+        }
+    };
+}
+
+operand_fragment_accessors!(FragmentA, "16 x K");
+operand_fragment_accessors!(FragmentB, "K x 8");
 
 /// The calling lane's part of a 16 x 8 `f32` tile of the accumulator (`C` or `D`): four `f32`
 /// registers. See the [module documentation](self#fragment-layout) for the layout.

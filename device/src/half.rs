@@ -58,9 +58,25 @@ use crate::backend::half as imp;
 use crate::math::DeviceFloat;
 use core::cmp::Ordering as CmpOrdering;
 use core::fmt;
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{Add, Div, Mul, Neg, Sub};
 
 pub use crate::half_pair::{bf16x2, f16x2};
+
+/// `x op= y` as `x = x op y` for each listed operator: the compound assignments of the scalar
+/// and pair half types, which round exactly as their binary operators do.
+macro_rules! assign_from_binary {
+    ($name:ident: $($trait:ident $method:ident $op:tt),* $(,)?) => {
+        $(
+            impl core::ops::$trait for $name {
+                #[inline(always)]
+                fn $method(&mut self, rhs: Self) {
+                    *self = *self $op rhs;
+                }
+            }
+        )*
+    };
+}
+pub(crate) use assign_from_binary;
 
 /// Generates a half-precision type: its struct, constants, conversions, arithmetic and traits.
 macro_rules! half_type {
@@ -281,33 +297,7 @@ macro_rules! half_type {
             }
         }
 
-        impl AddAssign for $name {
-            #[inline(always)]
-            fn add_assign(&mut self, rhs: Self) {
-                *self = *self + rhs;
-            }
-        }
-
-        impl SubAssign for $name {
-            #[inline(always)]
-            fn sub_assign(&mut self, rhs: Self) {
-                *self = *self - rhs;
-            }
-        }
-
-        impl MulAssign for $name {
-            #[inline(always)]
-            fn mul_assign(&mut self, rhs: Self) {
-                *self = *self * rhs;
-            }
-        }
-
-        impl DivAssign for $name {
-            #[inline(always)]
-            fn div_assign(&mut self, rhs: Self) {
-                *self = *self / rhs;
-            }
-        }
+        assign_from_binary!($name: AddAssign add_assign +, SubAssign sub_assign -, MulAssign mul_assign *, DivAssign div_assign /);
 
         /// IEEE equality: NaN equals nothing, -0.0 equals +0.0.
         impl PartialEq for $name {

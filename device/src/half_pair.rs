@@ -9,9 +9,9 @@
 //! the scalar operation does.
 
 use crate::backend::half as imp;
-use crate::half::{bf16, f16};
+use crate::half::{assign_from_binary, bf16, f16};
 use core::fmt;
-use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{Add, Mul, Neg, Sub};
 
 /// Generates a pair type over the scalar type `$scalar`.
 macro_rules! pair_type {
@@ -125,26 +125,7 @@ macro_rules! pair_type {
             }
         }
 
-        impl AddAssign for $name {
-            #[inline(always)]
-            fn add_assign(&mut self, rhs: Self) {
-                *self = *self + rhs;
-            }
-        }
-
-        impl SubAssign for $name {
-            #[inline(always)]
-            fn sub_assign(&mut self, rhs: Self) {
-                *self = *self - rhs;
-            }
-        }
-
-        impl MulAssign for $name {
-            #[inline(always)]
-            fn mul_assign(&mut self, rhs: Self) {
-                *self = *self * rhs;
-            }
-        }
+        assign_from_binary!($name: AddAssign add_assign +, SubAssign sub_assign -, MulAssign mul_assign *);
 
         impl From<[$scalar; 2]> for $name {
             /// `[lane 0, lane 1]`.

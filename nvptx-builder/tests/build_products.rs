@@ -10,21 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn manifest(name: &str) -> String {
-    format!(
-        r#"[package]
-name = "{name}"
-version = "0.1.0"
-edition = "2024"
-
-[build-dependencies]
-nvptx-builder = {{ path = {:?} }}
-
-[workspace]
-"#,
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+mod common;
+use common::{manifest, toolchain_installed, write};
 
 /// The kernel's store is on line 10 of `src/lib.rs`.
 const LIB_RS: &str = r#"#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
@@ -42,19 +29,6 @@ pub unsafe extern "ptx-kernel" fn store(x: *mut f32, v: f32) {
 
 /// The line of `LIB_RS` with the store.
 const STORE_LINE: u32 = 10;
-
-fn toolchain_installed() -> bool {
-    let toolchain = nvptx_builder::DEFAULT_TOOLCHAIN;
-    let installed = Command::new("rustup")
-        .args(["which", "rustc", "--toolchain", toolchain])
-        .env("RUSTUP_AUTO_INSTALL", "0")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !installed {
-        eprintln!("skipped: toolchain `{toolchain}` is not installed");
-    }
-    installed
-}
 
 /// The crate `name`, written under the test's temporary directory (inside this workspace, so
 /// its build finds the workspace's `.tools/ptxas/ptxas`), or, for a name starting with
@@ -130,11 +104,6 @@ fn out_dir(name: &str) -> PathBuf {
             .ok()
     });
     dirs.pop().unwrap_or(build)
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn read(path: &Path) -> String {

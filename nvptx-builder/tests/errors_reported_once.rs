@@ -8,25 +8,11 @@
 //! ([`nvptx_builder::DEFAULT_TOOLCHAIN`]) installed; without it they print why and pass, rather
 //! than download it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-/// The kernel crate's `Cargo.toml`: nvptx-builder from this checkout.
-fn manifest() -> String {
-    format!(
-        r#"[package]
-name = "report-once"
-version = "0.1.0"
-edition = "2024"
-
-[build-dependencies]
-nvptx-builder = {{ path = {:?} }}
-
-[workspace]
-"#,
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+mod common;
+use common::{manifest, toolchain_installed, write};
 
 /// A kernel crate source whose device side is `body`.
 fn lib_rs(body: &str) -> String {
@@ -46,29 +32,12 @@ pub unsafe extern "ptx-kernel" fn store(x: *mut f32) {{
     )
 }
 
-/// Whether the pinned toolchain is installed; prints why the test is skipped when it is not.
-fn toolchain_installed() -> bool {
-    let toolchain = nvptx_builder::DEFAULT_TOOLCHAIN;
-    let installed = Command::new("rustup")
-        .args(["which", "rustc", "--toolchain", toolchain])
-        .env("RUSTUP_AUTO_INSTALL", "0")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !installed {
-        eprintln!(
-            "skipped: toolchain `{toolchain}` is not installed (rustup toolchain install \
-             {toolchain} --profile minimal --component rust-src,llvm-tools)"
-        );
-    }
-    installed
-}
-
 /// Writes the crate into `<tmp>/<name>` and runs `cargo build` there; returns success and
 /// everything cargo printed on stderr.
 fn build(name: &str, body: &str, arch: Option<&str>) -> (bool, String) {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let dir = tmp.join(name);
-    write(&dir.join("Cargo.toml"), &manifest());
+    write(&dir.join("Cargo.toml"), &manifest("report-once"));
     write(
         &dir.join("build.rs"),
         "fn main() {\n    nvptx_builder::build()\n}\n",
@@ -89,11 +58,6 @@ fn build(name: &str, body: &str, arch: Option<&str>) -> (bool, String) {
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 /// Checks that `needle` occurs once, in the first `error` line, and that cargo's

@@ -51,6 +51,17 @@ impl HotspotCoefficients {
     }
 }
 
+/// The launch grid of [`hotspot`] for a `rows` x `cols` grid advanced `iteration` steps per
+/// launch: `(ceil(cols / (16 - 2 iteration)), ceil(rows / (16 - 2 iteration)))` blocks of 16x16
+/// threads (Rodinia's `blockCols` x `blockRows`), the same for the CUDA C twin.
+pub fn launch_grid(rows: usize, cols: usize, iteration: usize) -> (u32, u32) {
+    let small_block = BLOCK - 2 * iteration;
+    (
+        cols.div_ceil(small_block) as u32,
+        rows.div_ceil(small_block) as u32,
+    )
+}
+
 /// Advances the temperatures `temp_src` (a `rows` x `cols` row-major grid) by `iteration`
 /// steps into `temp_dst`, under the heat sources `power`. Blocks of 16x16 threads on a grid of
 /// `ceil(cols / (16 - 2 iteration))` x `ceil(rows / (16 - 2 iteration))` blocks; `border_cols`

@@ -13,6 +13,13 @@ use ferrocuda::prelude::*;
 /// Threads per block and width of the shared row segments (Rodinia's `BLOCK_SIZE`).
 pub const BLOCK: usize = 256;
 
+/// The launch grid of [`pathfinder`] for rows of `cols` cells advanced `iteration` rows per
+/// launch: `ceil(cols / (256 - 2 iteration))` blocks of 256 threads (Rodinia's `blockCols`), the
+/// same for the CUDA C twin.
+pub fn launch_blocks(cols: usize, iteration: usize) -> u32 {
+    cols.div_ceil(BLOCK - 2 * iteration) as u32
+}
+
 /// Advances the cheapest path costs `src` (one row of `cols` cells, the costs to reach row
 /// `start_step`) by `iteration` rows into `results`, adding the weights of rows
 /// `start_step + 1 ..= start_step + iteration`, which `wall` holds from its row `start_step`

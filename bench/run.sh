@@ -10,7 +10,9 @@
 # references and of ferrocuda's kernels with and without line tables (ptxas -v), 3. CuPy and
 # Numba (bench/cupy_kernels.py, bench/numba_kernels.py; n/a when they cannot run), 4. the kernel
 # benchmark and its report, 5. the bf16 tensor-core GEMM against cuBLAS (PyTorch, torch_matmul.py;
-# its ratio skipped without PyTorch), 6. the first launch with the driver's cache cold and warm.
+# its ratio skipped without PyTorch), 6. the first launch with the driver's cache cold and warm,
+# 7. the idiomatic suite (kernels-idiomatic against bench/idiomatic.cu; BENCH_ONLY=idiomatic runs
+# this step alone).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -18,6 +20,42 @@ out="${BENCH_OUT:-${OUT:-/tmp/ferrocuda-out}}"
 mkdir -p "$out"
 # A failing step is reported and the others still run; the exit status says whether any failed.
 status=0
+
+# Step 7: the idiomatic suite (examples/examples/bench_idiomatic.rs): the six kernels of
+# kernels-idiomatic, written as a new user writes them, against their CUDA C twins, which nvcc
+# builds twice: --fmad=false (no multiply-add contraction: results bit-identical to ferrocuda's)
+# and its default (contraction on). With kernels-idiomatic-fast-math.ptx in the bundle (the crate
+# built with fast math), a fast-math column is timed against nvcc's default. Writes
+# bench-idiomatic.md into the output directory.
+idiomatic_step() {
+  echo "=== idiomatic kernels against CUDA C"
+  if [ ! -x ../examples/bench_idiomatic ]; then
+    echo "skipped: ../examples/bench_idiomatic is not in this bundle"
+    return 0
+  fi
+  nvcc -O3 --fmad=false -arch="$arch" -ptx idiomatic.cu -o idiomatic_nofma.ptx
+  nvcc -O3 -arch="$arch" -ptx idiomatic.cu -o idiomatic_fma.ptx
+  echo "--- ptxas -v ($arch): CUDA C --fmad=false, CUDA C default, ferrocuda"
+  for fmad in false true; do
+    echo "nvcc --fmad=$fmad:"
+    nvcc -O3 --fmad=$fmad -arch="$arch" -cubin -Xptxas -v idiomatic.cu -o /dev/null 2>&1 \
+      | grep -E "Compiling entry|Used|stack frame" || true
+  done
+  echo "ferrocuda:"
+  if [ -f kernels-idiomatic.ptx ]; then bash ptxas_report.sh kernels-idiomatic.ptx "$arch"; fi
+  local fast_args=()
+  if [ -f kernels-idiomatic-fast-math.ptx ]; then
+    fast_args=(--fast-math-ptx kernels-idiomatic-fast-math.ptx)
+  fi
+  ../examples/bench_idiomatic --cuda-nofma-ptx idiomatic_nofma.ptx --cuda-fma-ptx idiomatic_fma.ptx \
+    ${fast_args[@]+"${fast_args[@]}"} --out "$out/bench-idiomatic.md" \
+    || { status=$?; echo "bench_idiomatic FAILED ($status)"; }
+}
+if [ "${BENCH_ONLY:-}" = idiomatic ]; then
+  idiomatic_step
+  exit "$status"
+fi
+
 nvcc -O3 -arch="$arch" -ptx vecadd.cu -o vecadd_cuda.ptx
 nvcc -O3 -arch="$arch" vecadd.cu -o launch_overhead
 # The C program's <<<>>> cost: the median of three runs of it (each a median of 7 x 10,000).
@@ -145,4 +183,6 @@ if [ -x "$first_launch" ]; then
 else
   echo "skipped: $first_launch is not in this bundle"
 fi
+
+idiomatic_step
 exit "$status"

@@ -61,6 +61,13 @@ fi
 cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
+# The idiomatic suite's PTX (built with the examples), for ptxas -v in bench/run.sh's step 7; and,
+# when IDIOMATIC_FAST_MATH_PTX names the same crate's PTX built with fast math, that PTX, which
+# bench_idiomatic times as a column of its own against nvcc's default build.
+cp "$(ls -t target/release/build/kernels-idiomatic-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels-idiomatic.ptx"
+if [ -n "${IDIOMATIC_FAST_MATH_PTX:-}" ]; then
+  cp "$IDIOMATIC_FAST_MATH_PTX" "$bundle/bench/kernels-idiomatic-fast-math.ptx"
+fi
 # The same kernels without line tables (FERROCUDA_LINEINFO=0), in a target dir of their own so
 # the default build stays as it is: the benchmark times both and ptxas reports both. `check`
 # runs kernels-nvptx's build script (which writes the PTX) without generating host code: about

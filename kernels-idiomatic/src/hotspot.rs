@@ -67,7 +67,6 @@ pub fn launch_grid(rows: usize, cols: usize, iteration: usize) -> (u32, u32) {
 /// `ceil(cols / (16 - 2 iteration))` x `ceil(rows / (16 - 2 iteration))` blocks; `border_cols`
 /// and `border_rows` are `iteration` (the ghost zone), and `iteration` is 1 to 7.
 #[kernel]
-#[expect(clippy::too_many_arguments, reason = "Rodinia's kernel signature")]
 pub fn hotspot(
     iteration: u32,
     power: &[f32],

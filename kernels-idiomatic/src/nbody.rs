@@ -45,7 +45,11 @@ pub fn nbody(
     let n = positions.len();
     let i = grid!(1);
     let tx = thread_idx().x as usize;
-    let me = if i < n { positions[i] } else { Float4::default() };
+    let me = if i < n {
+        positions[i]
+    } else {
+        Float4::default()
+    };
     let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
     for start in (0..n).step_by(BLOCK) {
         if start + tx < n {

@@ -7,7 +7,8 @@
 #     and nvcc's default (contraction on);
 #   - with --fast-math-ptx, a second ferrocuda column: the same crate built with fast math.
 # Instructions are the lines of `cuobjdump -sass` for the function, NOP padding left out (the
-# static size of the code, not the count executed: a loop body counts once).
+# static size of the code, not the count executed: a loop body counts once), with how many of
+# them are 64-bit integer arithmetic (see sass_counts).
 #
 #   bash bench/sass_report.sh [--ptx FILE] [--fast-math-ptx FILE] [--out FILE.md]
 #
@@ -19,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools="${CUDA_TOOLS:-.tools/cuda}"
 arch="${SASS_ARCH:-sm_90}"
-ptx="" fast_ptx="" out=""
+ptx="" fast_ptx="" out="" ptx_label=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ptx) ptx=$2; shift 2 ;;
@@ -35,7 +36,9 @@ if [ -z "$ptx" ]; then
   echo "sass_report: building kernels-idiomatic (FERROCUDA_ARCH=$arch, release)..." >&2
   FERROCUDA_ARCH=$arch cargo build --release -q -p kernels-idiomatic
   ptx=$(ls -t target/release/build/kernels-idiomatic-*/out/ferrocuda-kernels.ptx | head -n 1)
+  ptx_label="kernels-idiomatic's PTX (FERROCUDA_ARCH=$arch, release)"
 fi
+ptx_label=${ptx_label:-$ptx}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -45,14 +48,20 @@ resources() {
        /bytes stack frame/ && entry != "" { frame = $1 }
        /Used [0-9]+ registers/ && entry != "" { match($0, /Used [0-9]+/); print entry, substr($0, RSTART + 5, RLENGTH - 5), frame; entry = "" }'
 }
-# cubin -> "function instructions" lines (NOPs left out).
+# cubin -> "function instructions wide" lines (NOPs left out; `wide` counts the integer
+# instructions that exist only for 64-bit arithmetic: the carry halves of adds and address
+# computations (IADD3.X, LEA.HI.X), the high halves of compares (ISETP ... .EX) and 32x32->64
+# multiplies (IMAD.WIDE), uniform-datapath forms included).
 sass_counts() {
   "$tools/bin/cuobjdump" -sass "$1" | awk '
-    /Function : / { if (name != "") print name, n; name = $3; n = 0; next }
-    /^ +\/\*[0-9a-f][0-9a-f][0-9a-f][0-9a-f]\*\/ / && !/ NOP[ ;]/ { n++ }
-    END { if (name != "") print name, n }'
+    /Function : / { if (name != "") print name, n, w; name = $3; n = 0; w = 0; next }
+    /^ +\/\*[0-9a-f][0-9a-f][0-9a-f][0-9a-f]\*\/ / && !/ NOP[ ;]/ {
+      n++
+      if ($0 ~ /[ \t]U?(IADD3|LEA|ISETP|IMAD)[A-Z0-9.]*\.(X|EX|WIDE)[ .]/) w++
+    }
+    END { if (name != "") print name, n, w }'
 }
-side() { # label, cubin, -v log -> work/label.txt: "function instructions registers stack"
+side() { # label, cubin, -v log -> work/label.txt: "function instructions wide registers stack"
   sass_counts "$2" | sort >"$work/$1.sass"
   resources <"$3" | sort >"$work/$1.res"
   join "$work/$1.sass" "$work/$1.res" >"$work/$1.txt"
@@ -71,7 +80,7 @@ for variant in nofma fma; do
 done
 
 {
-  echo "SASS for $arch ($("$tools/bin/nvcc" --version | tail -n 2 | head -n 1)): instructions (static, NOPs left out) / registers / stack frame bytes; ferrocuda PTX $(basename "$ptx")."
+  echo "SASS for $arch ($("$tools/bin/nvcc" --version | tail -n 2 | head -n 1)). Each cell: instructions (static: a loop body counts once; NOPs left out) / of which 64-bit integer instructions (IADD3.X, LEA.HI.X, ISETP.EX, IMAD.WIDE) / registers / stack frame bytes. ferrocuda: $ptx_label through ptxas; CUDA C: bench/idiomatic.cu through nvcc -O3."
   echo
   header="| kernel | ferrocuda | CUDA C --fmad=false | CUDA C default (fma) | instructions, ferrocuda / CUDA C --fmad=false |"
   rule="|---|---|---|---|---|"
@@ -82,7 +91,7 @@ done
   echo "$header"
   echo "$rule"
   for kernel in hotspot pathfinder stencil3d convolution nbody spmv_csr; do
-    cell() { awk -v f="$2" '$1 == f { printf "%d / %d / %d", $2, $3, $4; found = 1 } END { if (!found) printf "missing" }' "$work/$1.txt"; }
+    cell() { awk -v f="$2" '$1 == f { printf "%d / %d / %d / %d", $2, $3, $4, $5; found = 1 } END { if (!found) printf "missing" }' "$work/$1.txt"; }
     count() { awk -v f="$2" '$1 == f { print $2 }' "$work/$1.txt"; }
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else printf "n/a" }'; }
     ours=$(count ours "$kernel") nofma=$(count nofma "${kernel}_cuda") fma=$(count fma "${kernel}_cuda")

@@ -1,5 +1,5 @@
-//! The PTX of the kernel crates (the tutorial kernels of `kernels-nvptx` and the test kernels of
-//! `tests/kernels`): every `#[kernel]` has an `.entry` with the parameter list the host writes,
+//! The PTX of the kernel crates (the tutorial kernels of `kernels-nvptx`, the test kernels of
+//! `tests/kernels` and the benchmark suite of `kernels-idiomatic`): every `#[kernel]` has an `.entry` with the parameter list the host writes,
 //! and NVIDIA's assembler accepts each module for sm_70 and sm_90 (when ptxas is present:
 //! `scripts/fetch-ptxas.sh` puts it in `.tools/ptxas/`, and CI runs that first).
 
@@ -11,13 +11,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Each kernel crate: its source folder (relative to this crate) and its PTX.
-fn modules() -> [(&'static str, &'static str); 2] {
+fn modules() -> [(&'static str, &'static str); 3] {
     [
         (
             "../kernels-nvptx/src",
             kernels_nvptx::__FERROCUDA_MODULE.ptx,
         ),
         ("kernels/src", test_kernels::__FERROCUDA_MODULE.ptx),
+        (
+            "../kernels-idiomatic/src",
+            kernels_idiomatic::__FERROCUDA_MODULE.ptx,
+        ),
     ]
 }
 

@@ -49,8 +49,7 @@ for package in "${packages[@]}"; do
   wheel=$(wheel_of "$package")
   if [ -z "$wheel" ]; then
     echo "fetch-cuda-tools: downloading $package==$version" >&2
-    "$python" -m pip download -q --no-deps --only-binary=:all: --platform manylinux_2_17_x86_64 \
-      --python-version 3.12 "$package==$version" -d "$cache"
+    "$python" -m pip download -q --no-deps --only-binary=:all: "$package==$version" -d "$cache"
     wheel=$(wheel_of "$package")
     [ -n "$wheel" ] || { echo "fetch-cuda-tools: no $package $version wheel after download" >&2; exit 1; }
   fi

@@ -540,7 +540,7 @@ fn stencil3d_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleRe
     );
     let row = measure(device, "stencil3d 512^3, 7 points", rounds, &mut variants)?;
     drop(variants);
-    cross_check("stencil3d", modules.fast_math.is_some(), &outs, 1e-6)?;
+    cross_check("stencil3d", modules.fast_math.is_some(), &outs, 1e-5)?;
     Ok(row)
 }
 
@@ -599,13 +599,14 @@ fn convolution_row(device: &Device, modules: &Modules, rounds: usize) -> Example
         &mut variants,
     )?;
     drop(variants);
-    cross_check("convolution", modules.fast_math.is_some(), &outs, 1e-5)?;
+    cross_check("convolution", modules.fast_math.is_some(), &outs, 1e-4)?;
     Ok(row)
 }
 
-/// The n-body step of 32768 bodies, 256 per block and per shared tile.
+/// The n-body step of 131072 bodies (512 blocks, about 4 per multiprocessor of an H100), 256 per
+/// block and per shared tile.
 fn nbody_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleResult<Row> {
-    let n = 32768usize;
+    let n = 131_072usize;
     let (dt, softening2) = (0.001f32, 0.0025f32);
     let float4s = |seed: u64, mass: bool| -> Vec<Float4> {
         random_f32(4 * n, seed)
@@ -656,7 +657,7 @@ fn nbody_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleResult
     );
     let row = measure(
         device,
-        "nbody 32768 bodies, 256-body shared tiles",
+        "nbody 131072 bodies, 256-body shared tiles",
         rounds,
         &mut variants,
     )?;
@@ -756,7 +757,7 @@ fn spmv_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleResult<
         &mut variants,
     )?;
     drop(variants);
-    cross_check("spmv_csr", modules.fast_math.is_some(), &outs, 1e-5)?;
+    cross_check("spmv_csr", modules.fast_math.is_some(), &outs, 1e-4)?;
     Ok(row)
 }
 

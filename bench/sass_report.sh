@@ -5,15 +5,17 @@
 #   - ferrocuda: the crate's PTX (FERROCUDA_ARCH=sm_90, release) through ptxas 13.5;
 #   - CUDA C: nvcc 13.5 -O3 --fmad=false (no multiply-add contraction, as ferrocuda by default)
 #     and nvcc's default (contraction on);
-#   - with --fast-math-ptx, a second ferrocuda column: the same crate built with fast math.
+#   - with --fast-math (or --fast-math-ptx FILE), a second ferrocuda column: the same crate built
+#     with FERROCUDA_FAST_MATH=contract (FMA contraction), compared with nvcc's default.
 # Instructions are the lines of `cuobjdump -sass` for the function, NOP padding left out (the
 # static size of the code, not the count executed: a loop body counts once), with how many of
 # them are 64-bit integer arithmetic (see sass_counts).
 #
-#   bash bench/sass_report.sh [--ptx FILE] [--fast-math-ptx FILE] [--out FILE.md]
+#   bash bench/sass_report.sh [--ptx FILE] [--fast-math | --fast-math-ptx FILE] [--out FILE.md]
 #
 # Without --ptx it builds kernels-idiomatic (`cargo build --release`, FERROCUDA_ARCH=sm_90, as
-# scripts/gpu-bundle.sh does) and reads its PTX. The tools come from .tools/cuda
+# scripts/gpu-bundle.sh does) and reads its PTX; --fast-math builds the fast-math variant in
+# target/nolineinfo, as scripts/gpu-bundle.sh does, and fails if the builder did not apply it. The tools come from .tools/cuda
 # (scripts/fetch-cuda-tools.sh), or CUDA_TOOLS; SASS_ARCH (sm_90) picks the architecture.
 # Prints a markdown table; --out writes it to a file too.
 set -euo pipefail
@@ -25,8 +27,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --ptx) ptx=$2; shift 2 ;;
     --fast-math-ptx) fast_ptx=$2; shift 2 ;;
+    --fast-math) fast_ptx=build; shift ;;
     --out) out=$2; shift 2 ;;
-    *) echo "sass_report: unknown argument '$1' (expected --ptx FILE, --fast-math-ptx FILE, --out FILE)" >&2; exit 2 ;;
+    *) echo "sass_report: unknown argument '$1' (expected --ptx FILE, --fast-math, --fast-math-ptx FILE, --out FILE)" >&2; exit 2 ;;
   esac
 done
 for tool in nvcc ptxas cuobjdump; do
@@ -39,6 +42,13 @@ if [ -z "$ptx" ]; then
   ptx_label="kernels-idiomatic's PTX (FERROCUDA_ARCH=$arch, release)"
 fi
 ptx_label=${ptx_label:-$ptx}
+if [ "$fast_ptx" = build ]; then
+  echo "sass_report: building kernels-idiomatic with FERROCUDA_FAST_MATH=contract (target/nolineinfo)..." >&2
+  FERROCUDA_ARCH=$arch FERROCUDA_FAST_MATH=contract CARGO_TARGET_DIR=target/nolineinfo cargo check --release -q -p kernels-idiomatic
+  fast_ptx=$(ls -t target/nolineinfo/release/build/kernels-idiomatic-*/out/ferrocuda-kernels.ptx | head -n 1)
+  grep -q "// ferrocuda fast math:" "$fast_ptx" \
+    || { echo "sass_report: $fast_ptx has no fast-math kernel: this nvptx-builder does not know FERROCUDA_FAST_MATH" >&2; exit 1; }
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -61,13 +61,8 @@ fi
 cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
-# The idiomatic suite's PTX (built with the examples), for ptxas -v in bench/run.sh's step 7; and,
-# when IDIOMATIC_FAST_MATH_PTX names the same crate's PTX built with fast math, that PTX, which
-# bench_idiomatic times as a column of its own against nvcc's default build.
+# The idiomatic suite's PTX (built with the examples), for ptxas -v in bench/run.sh's step 7.
 cp "$(ls -t target/release/build/kernels-idiomatic-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels-idiomatic.ptx"
-if [ -n "${IDIOMATIC_FAST_MATH_PTX:-}" ]; then
-  cp "$IDIOMATIC_FAST_MATH_PTX" "$bundle/bench/kernels-idiomatic-fast-math.ptx"
-fi
 # The same kernels without line tables (FERROCUDA_LINEINFO=0), in a target dir of their own so
 # the default build stays as it is: the benchmark times both and ptxas reports both. `check`
 # runs kernels-nvptx's build script (which writes the PTX) without generating host code: about
@@ -79,6 +74,22 @@ FERROCUDA_LINEINFO=0 CARGO_TARGET_DIR=target/nolineinfo cargo check --release -q
 echo "  took $((SECONDS - started)) s" >&2
 cp "$(ls -t target/nolineinfo/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" \
   "$bundle/bench/kernels-nolineinfo.ptx"
+# The idiomatic suite built with fast math (FERROCUDA_FAST_MATH=contract: FMA contraction, what
+# nvcc does by default), which bench_idiomatic times as a column of its own against nvcc's default
+# build. Built in the same side target dir (another package, line tables on); bundled only when
+# the builder really applied fast math (its PTX then names each such kernel in a
+# "// ferrocuda fast math:" comment). IDIOMATIC_FAST_MATH_PTX names a PTX to bundle instead.
+fast_math_ptx="${IDIOMATIC_FAST_MATH_PTX:-}"
+if [ -z "$fast_math_ptx" ]; then
+  echo "building kernels-idiomatic with FERROCUDA_FAST_MATH=contract (target/nolineinfo)..." >&2
+  FERROCUDA_FAST_MATH=contract CARGO_TARGET_DIR=target/nolineinfo cargo check --release -q -p kernels-idiomatic
+  fast_math_ptx=$(ls -t target/nolineinfo/release/build/kernels-idiomatic-*/out/ferrocuda-kernels.ptx | head -1)
+fi
+if grep -q "// ferrocuda fast math:" "$fast_math_ptx"; then
+  cp "$fast_math_ptx" "$bundle/bench/kernels-idiomatic-fast-math.ptx"
+else
+  echo "gpu-bundle: $fast_math_ptx has no fast-math kernel (this builder has no FERROCUDA_FAST_MATH?): bench_idiomatic runs without its fast-math column" >&2
+fi
 # numba-cuda needs NumPy 2.2 (the GPU machine's NumPy 2.5 breaks it, and it has no internet):
 # bench/run.sh installs this wheel into a private directory for the Numba script alone. Kept in
 # .whl/ (git-ignored) between bundles.

@@ -85,10 +85,6 @@ pub const fn shared_bytes(d: usize) -> u32 {
 /// `seq_k` (keys) rows; see the module documentation. Launch with [`attention_launch`], which
 /// checks the sizes and the architecture: grid [`grid`], [`THREADS`] threads,
 /// [`shared_bytes`]`(64)` of dynamic shared memory.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a kernel's parameters are its launch arguments"
-)]
 #[kernel]
 pub fn attention_d64(
     q: &[bf16],
@@ -105,10 +101,6 @@ pub fn attention_d64(
 
 /// As [`attention_d64`] for head dimension 128 ([`shared_bytes`]`(128)` of dynamic shared
 /// memory).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a kernel's parameters are its launch arguments"
-)]
 #[kernel]
 pub fn attention_d128(
     q: &[bf16],

@@ -34,7 +34,8 @@ use ferrocuda::device::half::bf16;
 use ferrocuda::prelude::*;
 use ferrocuda_examples::{EventTimer, ExampleResult, device, median, optional_arg, random_f32};
 use kernels_nvptx::attention::{
-    AttentionShape, THREADS, attention_d64, attention_d128, attention_launch, grid, shared_bytes,
+    AttentionShape, THREADS, attention_d64, attention_d128, attention_grid, attention_launch,
+    shared_bytes,
 };
 use std::collections::HashMap;
 
@@ -188,7 +189,7 @@ fn run(device: &Device, shape: &AttentionShape, causal: bool) -> ExampleResult<O
     let timer = EventTimer::new(device)?;
     // The shape and architecture were checked by the first launch: the timed ones go straight
     // through `launch!`.
-    let grid = grid(shape);
+    let grid = attention_grid(shape);
     let shared = shared_bytes(d);
     let (seq_q32, seq_k32) = (seq_q as u32, seq_k as u32);
     let mut time_one = || {

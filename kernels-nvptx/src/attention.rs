@@ -6,9 +6,9 @@
 //!
 //! # How it works
 //! - **Grid**: one block per [`BLOCK_Q`] = 64 query rows of one head, `(ceil(seq_q / 64), heads)`
-//!   blocks ([`grid`]), [`THREADS`] = 128 threads (4 warps). Warp `w` owns the 16 query rows
-//!   `16 w ..16 w + 15` of the block's tile. With the causal mask the blocks of the last query
-//!   rows, which have the most keys to visit, start first.
+//!   blocks ([`attention_grid`]), [`THREADS`] = 128 threads (4 warps). Warp `w` owns the 16
+//!   query rows `16 w .. 16 w + 15` of the block's tile. With the causal mask the blocks of the
+//!   last query rows, which have the most keys to visit, start first.
 //! - **Q** is copied once into shared memory (`cp.async`) and loaded into registers with
 //!   `ldmatrix.x4`: `d / 16` `A` fragments per warp, kept for the whole loop.
 //! - **K and V** are visited in tiles of [`BLOCK_KV`] = 64 keys, double-buffered in shared memory:
@@ -83,7 +83,7 @@ pub const fn shared_bytes(d: usize) -> u32 {
 
 /// `o = softmax(scale q kᵀ) v` for head dimension 64, `heads` heads of `seq_q` (queries) and
 /// `seq_k` (keys) rows; see the module documentation. Launch with [`attention_launch`], which
-/// checks the sizes and the architecture: grid [`grid`], [`THREADS`] threads,
+/// checks the sizes and the architecture: grid [`attention_grid`], [`THREADS`] threads,
 /// [`shared_bytes`]`(64)` of dynamic shared memory.
 #[kernel]
 pub fn attention_d64(
@@ -525,7 +525,7 @@ mod host {
     }
 
     /// The grid for `shape` (checked by [`check_shape`]): `(ceil(seq_q / 64), heads)`.
-    pub fn grid(shape: &AttentionShape) -> (u32, u32) {
+    pub fn attention_grid(shape: &AttentionShape) -> (u32, u32) {
         (shape.seq_q.div_ceil(BLOCK_Q) as u32, shape.heads as u32)
     }
 
@@ -616,7 +616,7 @@ mod host {
                 ptx: ptx_architecture(),
             });
         }
-        let grid = grid(shape);
+        let grid = attention_grid(shape);
         let (seq_q, seq_k) = (shape.seq_q as u32, shape.seq_k as u32);
         let shared = shared_bytes(shape.head_dim);
         if shape.head_dim == 64 {

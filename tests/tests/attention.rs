@@ -197,6 +197,16 @@ device_tests! {
         }
     }
 
+    fn attention_many_tiles(device) {
+        // 9 query tiles and 10 key tiles per head, the last ones partial, two heads: many
+        // blocks at once and many refills of both stages.
+        if runs_on(device) {
+            let shape = AttentionShape { heads: 2, seq_q: 520, seq_k: 600, head_dim: 64 };
+            check(device, shape, 0.125, false);
+            check(device, shape, 0.125, true);
+        }
+    }
+
     fn attention_rejects_bad_shapes(device) {
         let shape = one_head(64, 64, 96);
         let message = rejected(device, shape, 0.1, [64 * 96; 4]);

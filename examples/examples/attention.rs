@@ -179,7 +179,8 @@ fn run(device: &Device, shape: &AttentionShape, causal: bool) -> ExampleResult<O
         }
     }
     println!(
-        "{name} ({heads} heads, {seq_q} queries, {seq_k} keys, d = {d}{}): {} rows match the CPU (worst error {worst:.2e} of sum P |V|, tolerance {per_magnitude:.2e})",
+        "{name} ({heads} head{}, {seq_q} queries, {seq_k} keys, d = {d}{}): {} rows match the CPU (worst error {worst:.2e} of sum P |V|, tolerance {per_magnitude:.2e})",
+        if heads == 1 { "" } else { "s" },
         if causal { ", causal" } else { "" },
         rows.len()
     );

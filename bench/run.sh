@@ -10,8 +10,9 @@
 # references and of ferrocuda's kernels with and without line tables (ptxas -v), 3. CuPy and
 # Numba (bench/cupy_kernels.py, bench/numba_kernels.py; n/a when they cannot run), 4. the kernel
 # benchmark and its report, 5. the bf16 tensor-core GEMM against cuBLAS (PyTorch, torch_matmul.py;
-# its ratio skipped without PyTorch), 6. the first launch with the driver's cache cold and warm,
-# 7. the idiomatic suite (kernels-idiomatic against bench/idiomatic.cu; BENCH_ONLY=idiomatic runs
+# its ratio skipped without PyTorch), 6. the tensor-core attention against PyTorch's flash attention
+# (torch_attention.py; likewise), 7. the first launch with the driver's cache cold and warm,
+# 8. the idiomatic suite (kernels-idiomatic against bench/idiomatic.cu; BENCH_ONLY=idiomatic runs
 # this step alone).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -142,6 +143,30 @@ if [ -x ../examples/gemm_bf16 ]; then
     || { status=$?; echo "gemm_bf16 FAILED ($status)"; }
 else
   echo "skipped: ../examples/gemm_bf16 is not in this bundle"
+fi
+
+# The tensor-core attention (examples/examples/attention.rs) against PyTorch's
+# scaled_dot_product_attention on its flash backend (torch_attention.py): TFLOP/s at sequence
+# lengths 4096 and 16384, head dimensions 64 and 128, without and with the causal mask, and the
+# ratio (no target). Without PyTorch the example still runs, without the ratio.
+echo "=== attention on the tensor cores against PyTorch's flash attention"
+if [ -x ../examples/attention ]; then
+  torch_rc=0
+  torch_out=$(python3 torch_attention.py --seqs 4096,16384 --dims 64,128) || torch_rc=$?
+  echo "$torch_out"
+  torch_args=()
+  if [ "$torch_rc" -eq 0 ]; then
+    torch_args=(--torch-tflops "$(awk '$1 ~ /^torch_attention_tflops_/ { sub(/^torch_attention_tflops_/, "", $1); printf "%s%s=%s", sep, $1, $2; sep = "," }' <<<"$torch_out")")
+  elif [ "$torch_rc" -eq 2 ]; then
+    echo "skipped the PyTorch figures: PyTorch or its flash backend is not usable here (see above)"
+  else
+    status=1
+    echo "torch_attention.py FAILED ($torch_rc)"
+  fi
+  ../examples/attention --seqs 4096,16384 --dims 64,128 ${torch_args[@]+"${torch_args[@]}"} \
+    || { status=$?; echo "attention FAILED ($status)"; }
+else
+  echo "skipped: ../examples/attention is not in this bundle"
 fi
 
 # The first launch of a kernels-nvptx kernel in a fresh process, with the driver's compute cache

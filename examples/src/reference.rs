@@ -41,6 +41,46 @@ pub fn matmul_with_magnitudes(
     (c, magnitude)
 }
 
+/// One row of attention, `softmax(scale q Kᵀ) V` in `f64`, for the query row `q` (`d` values)
+/// against the row-major `K` and `V` (`seq_k` x `d`, one head); with `causal_row = Some(i)` only
+/// the keys `0..=i` take part (the causal mask, top-left aligned, of query row `i`). Returns the
+/// row of the output and, beside each element `c`, `sum_j P[j] |V[j][c]|` (what the error of
+/// probabilities rounded to low precision scales with). For the tensor-core attention, whose
+/// inputs are bf16: pass their exact `f32` values.
+pub fn attention_row(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    d: usize,
+    scale: f64,
+    causal_row: Option<usize>,
+) -> (Vec<f64>, Vec<f64>) {
+    let seq_k = k.len() / d;
+    let keys = causal_row.map_or(seq_k, |i| (i + 1).min(seq_k));
+    let scores: Vec<f64> = (0..keys)
+        .map(|j| {
+            let key = &k[j * d..(j + 1) * d];
+            scale
+                * q.iter()
+                    .zip(key)
+                    .map(|(&x, &y)| x as f64 * y as f64)
+                    .sum::<f64>()
+        })
+        .collect();
+    let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = scores.iter().map(|&s| (s - max).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    let (mut out, mut magnitude) = (vec![0.0; d], vec![0.0; d]);
+    for (j, &w) in weights.iter().enumerate() {
+        let p = w / total;
+        for (c, &value) in v[j * d..(j + 1) * d].iter().enumerate() {
+            out[c] += p * value as f64;
+            magnitude[c] += p * (value as f64).abs();
+        }
+    }
+    (out, magnitude)
+}
+
 /// The transpose of a row-major `height` x `width` matrix: `out[x * height + y] =
 /// input[y * width + x]`.
 pub fn transpose<T: Copy + Default>(input: &[T], width: usize, height: usize) -> Vec<T> {

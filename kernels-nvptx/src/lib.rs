@@ -7,6 +7,7 @@
 
 ferrocuda::ptx_module!();
 
+pub mod attention;
 pub mod constant_memory;
 pub mod dynamic_shared;
 pub mod elementwise;

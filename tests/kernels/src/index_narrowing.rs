@@ -53,9 +53,10 @@ pub fn heat_stencil(
     }
 }
 
-/// Adds `offset` to the elements `data[start..]`, one thread each: indices past `u32::MAX`
-/// when `start` is, so this kernel opts out of the 32-bit length assumption.
-#[kernel(large_buffers)]
+/// Adds `offset` to `data[start + grid!(1)]` where that is in the slice: a plain kernel, whose
+/// slice lengths and `usize` arguments the launch bounds by `u32::MAX` (its element byte offsets
+/// may still pass 2^32: 2^30 `f32`s are 4 GiB).
+#[kernel]
 pub fn add_from(data: &mut [f32], start: usize, offset: f32) {
     let i = start + grid!(1);
     if i < data.len() {
@@ -63,8 +64,27 @@ pub fn add_from(data: &mut [f32], start: usize, offset: f32) {
     }
 }
 
-/// Copies `source[i]` to `target[i]` for every `i` of the grid that is in both: a plain kernel
-/// (32-bit lengths assumed) for the launch-check tests.
+/// [`add_from`] over bytes, for the launch-check tests: a plain kernel, so a slice of more than
+/// `u32::MAX` bytes is rejected at launch.
+#[kernel]
+pub fn add_from_bytes(data: &mut [u8], start: usize, offset: u8) {
+    let i = start + grid!(1);
+    if i < data.len() {
+        data[i] = data[i].wrapping_add(offset);
+    }
+}
+
+/// [`add_from_bytes`] for slices of any length (`large_buffers`): indices past `u32::MAX`.
+#[kernel(large_buffers)]
+pub fn add_from_large(data: &mut [u8], start: usize, offset: u8) {
+    let i = start + grid!(1);
+    if i < data.len() {
+        data[i] = data[i].wrapping_add(offset);
+    }
+}
+
+/// Copies `source[i]` to `target[i]` for every `i` of the grid that is in both: the PTX test's
+/// pattern (two lengths, a `min` and a compare, all 32-bit once narrowed).
 #[kernel]
 pub fn copy_within_grid(source: &[u32], target: &mut [u32]) {
     let i = grid!(1);

@@ -7,12 +7,12 @@
 //! # 32-bit index arithmetic
 //! The launch rejects a grid with more than `u32::MAX` threads along a dimension
 //! (`gridDim * blockDim`), so the absolute indices and grid sizes below are computed in `u32`
-//! without overflow checks and only then widened to `usize`: the compiler knows they are below
-//! 2^32 and keeps the arithmetic, compares and selects that use them 32-bit (nvptx64's `usize`
-//! is 64-bit, and each 64-bit operation costs two). Together with the entry's 32-bit slice
-//! lengths (see [`__narrow_len`]), idiomatic `usize` indexing such as
-//! `if i < c.len() { c[i] = a[i] + b[i] }` compiles to the 32-bit compares CUDA C's `int`
-//! indices give; the byte offsets of the loads and stores stay 64-bit.
+//! without overflow checks and only then widened to `usize`: `grid!(1)` is one 32-bit
+//! `mad.lo.s32`, as CUDA C's `int` index is, instead of a 64-bit multiply and add (nvptx64's
+//! `usize` is 64-bit, and each 64-bit operation costs two). The entry also narrows slice lengths
+//! and `usize` arguments to their low 32 bits (see [`__narrow_len`]) for kernels without
+//! `#[kernel(large_buffers)]`, whose launch checked that they fit. The byte offsets of loads and
+//! stores stay 64-bit.
 
 use crate::Dim3;
 use crate::backend::index as imp;
@@ -111,14 +111,15 @@ pub fn gridsize_3d() -> (usize, usize, usize) {
 /// launch checked that every slice length fits in `u32`; not for kernel code (GPU only: the
 /// simulator's entries keep the length as it is, which the same check bounds).
 ///
-/// The compiler then sees every length as a widened `u32`, so a compare `i < len` of a 32-bit
-/// index ([`grid_1d`], `thread_idx().x as usize`, ...) and the `min`s, selects and branches built
-/// on it become 32-bit. Were the launch's check bypassed, the slice would only get shorter.
+/// The compiler then knows every length is below 2^32: sums and products of lengths and 32-bit
+/// indices ([`grid_1d`], `thread_idx().x as usize`, ...) cannot overflow, and the overflow
+/// checks and wrapping cases of `usize` index arithmetic fold away. Were the launch's check
+/// bypassed, the slice would only get shorter.
 #[doc(hidden)]
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn __narrow_len(len: usize) -> usize {
-    imp::low_32_bits(len as u64) as usize
+    len as u32 as usize
 }
 
 /// The linear index of this thread within its block: `x + y * blockDim.x + z * blockDim.x * blockDim.y`.

@@ -44,7 +44,10 @@ fn big_zeroed<T: DeviceCopy>(device: &Device, len: usize) -> Option<DeviceBuffer
     match DeviceBuffer::<T>::zeros(device, len) {
         Ok(buffer) => Some(buffer),
         Err(error) => {
-            eprintln!("skipped: cannot allocate {len} elements on {}: {error}", device.name());
+            eprintln!(
+                "skipped: cannot allocate {len} elements on {}: {error}",
+                device.name()
+            );
             None
         }
     }

@@ -1,7 +1,7 @@
-//! The index narrowing, seen in the PTX: kernels indexing with `grid!` and comparing against
-//! slice lengths compile their compares, `min`s and selects to 32-bit instructions (nvptx64's
-//! `usize` is 64-bit; CUDA C's `int` indices are 32-bit), while the byte offsets of their loads
-//! and stores stay 64-bit (the index widened by `cvt.u64.u32` or `mul.wide.u32`).
+//! The index narrowing, seen in the PTX: `grid!(1)` is computed in 32 bits (`mad.lo.s32`, as
+//! CUDA C's `int` index is) and widened once for the byte offset, instead of a 64-bit
+//! `blockIdx * blockDim` (`mul.wide.u32` of two registers) plus a 64-bit add; a kernel's slice
+//! lengths reach the body narrowed to 32 bits, and `large_buffers` kernels keep them whole.
 
 /// The body of the entry `name`.
 fn entry_body<'a>(ptx: &'a str, name: &str) -> &'a str {
@@ -13,47 +13,43 @@ fn entry_body<'a>(ptx: &'a str, name: &str) -> &'a str {
     &ptx[start..end]
 }
 
-/// The instructions of `body` that compare, select or take the minimum or maximum of 64-bit
-/// integers: what 64-bit index arithmetic leaves behind.
-fn wide_index_instructions(body: &str) -> Vec<&str> {
+/// The instructions of `body` with opcode `op` (e.g. `mul.wide.u32`), operands included.
+fn instructions<'a>(body: &'a str, op: &'a str) -> impl Iterator<Item = &'a str> + 'a {
     body.lines()
         .map(str::trim)
-        .filter(|line| {
-            let op = line.split_whitespace().next().unwrap_or("");
-            let wide = op.ends_with(".s64") || op.ends_with(".u64") || op.ends_with(".b64");
-            wide && ["setp.", "selp.", "min.", "max."]
-                .iter()
-                .any(|prefix| op.starts_with(prefix))
-        })
-        .collect()
+        .filter(move |line| line.split_whitespace().next() == Some(op))
 }
 
 #[test]
-fn length_compares_of_grid_indices_are_32_bit() {
+fn grid_indices_are_computed_in_32_bits() {
     for (ptx, entry) in [
         (test_kernels::__FERROCUDA_MODULE.ptx, "copy_within_grid"),
         (kernels_nvptx::__FERROCUDA_MODULE.ptx, "vecadd"),
     ] {
         let body = entry_body(ptx, entry);
         assert_eq!(
-            wide_index_instructions(body),
-            Vec::<&str>::new(),
-            "{entry}:\n{body}"
+            instructions(body, "mad.lo.s32").count(),
+            1,
+            "{entry}: blockIdx.x * blockDim.x + threadIdx.x in 32 bits\n{body}"
         );
-        // The index is computed in 32 bits and widened for the 64-bit byte offset.
-        assert!(
-            body.contains("mul.wide.u32") || body.contains("cvt.u64.u32"),
-            "{entry}:\n{body}"
-        );
+        // A wide multiply of two registers is the 64-bit `blockIdx.x * blockDim.x`; the byte
+        // offset's `mul.wide.u32 %rd, %r, 4` (or a shift) is allowed.
+        let wide_index: Vec<&str> = instructions(body, "mul.wide.u32")
+            .filter(|line| {
+                line.trim_end_matches(';')
+                    .rsplit(", ")
+                    .next()
+                    .is_some_and(|last| last.starts_with('%'))
+            })
+            .collect();
+        assert_eq!(wide_index, Vec::<&str>::new(), "{entry}:\n{body}");
     }
 }
 
 #[test]
-fn large_buffers_kernels_keep_64_bit_lengths() {
-    let body = entry_body(test_kernels::__FERROCUDA_MODULE.ptx, "add_from_large");
-    assert!(
-        body.lines().any(|l| l.trim().starts_with("setp.") && l.contains("64")),
-        "{body}"
-    );
-    assert!(!body.contains("cvt.u32.u64"), "{body}");
+fn lengths_are_narrowed_except_in_large_buffers_kernels() {
+    let narrow = entry_body(test_kernels::__FERROCUDA_MODULE.ptx, "add_from_bytes");
+    assert!(narrow.contains(", 4294967295;"), "{narrow}");
+    let large = entry_body(test_kernels::__FERROCUDA_MODULE.ptx, "add_from_large");
+    assert!(!large.contains("4294967295"), "{large}");
 }

@@ -160,7 +160,12 @@ impl<'a> ArgBinder<'a> {
             // The simulator runs on the host: the kernel reads the caller's memory directly.
             return self.push_slice(data.as_ptr() as u64, data.len());
         }
-        check_slice_len(self.info.name, self.param(), data.len(), self.info.large_buffers)?;
+        check_slice_len(
+            self.info.name,
+            self.param(),
+            data.len(),
+            self.info.large_buffers,
+        )?;
         let upload = DeviceBuffer::<u8>::from_slice(&self.device, as_bytes(data))?;
         self.push_slice(upload.device_ptr(), data.len())?;
         self.uploads.push(upload);

@@ -91,7 +91,10 @@ mod tests {
     #[test]
     fn lengths_up_to_u32_max_pass_and_longer_ones_need_the_opt_out() {
         for len in [0, 1, 4096, u32::MAX as usize] {
-            assert!(check_slice_len("k", "a: &[f32]", len, false).is_ok(), "{len}");
+            assert!(
+                check_slice_len("k", "a: &[f32]", len, false).is_ok(),
+                "{len}"
+            );
         }
         let too_long = u32::MAX as usize + 1;
         let error = check_slice_len("k", "a: &[f32]", too_long, false).unwrap_err();
@@ -107,7 +110,10 @@ mod tests {
     #[test]
     fn usize_values_up_to_u32_max_pass_and_larger_ones_need_the_opt_out() {
         for value in [0, 1, u32::MAX as usize] {
-            assert!(check_usize_value("k", "n: usize", value, false).is_ok(), "{value}");
+            assert!(
+                check_usize_value("k", "n: usize", value, false).is_ok(),
+                "{value}"
+            );
         }
         let error = check_usize_value("k", "n: usize", 1 << 32, false).unwrap_err();
         assert_eq!(
@@ -128,14 +134,14 @@ mod tests {
             assert!(check_grid_extent("k", grid, block).is_ok(), "{grid:?}");
         }
         // 4_194_304 * 1024 = 2^32.
-        let error = check_grid_extent("k", Dim3::new(4_194_304, 1, 1), Dim3::new(1024, 1, 1))
-            .unwrap_err();
+        let error =
+            check_grid_extent("k", Dim3::new(4_194_304, 1, 1), Dim3::new(1024, 1, 1)).unwrap_err();
         assert_eq!(
             error.problem,
             "the grid has 4294967296 threads along x (4194304 blocks of 1024), more than the limit of 4294967295 (u32::MAX) that keeps thread indices 32-bit; cover more elements with a grid-stride loop (`gridsize!`)"
         );
-        let error = check_grid_extent("k", Dim3::new(1, 1, 2), Dim3::new(1, 1, u32::MAX))
-            .unwrap_err();
+        let error =
+            check_grid_extent("k", Dim3::new(1, 1, 2), Dim3::new(1, 1, u32::MAX)).unwrap_err();
         assert!(error.problem.contains("along z"), "{}", error.problem);
     }
 }

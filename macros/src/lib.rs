@@ -34,6 +34,13 @@ use proc_macro::TokenStream;
 /// Generic kernels list their instances: `#[kernel(instances(f32, f64))]` on
 /// `fn scale<T: ...>(...)` gives `scale::<f32>` and `scale::<f64>`.
 ///
+/// Index arithmetic is 32-bit where it cannot overflow: the launch checks that every slice has
+/// at most `u32::MAX` elements, every `usize` argument is at most `u32::MAX` and the grid has at
+/// most `u32::MAX` threads along each dimension (a clear `Error::Launch` otherwise), and the
+/// entry and `grid!` let the compiler rely on it. `#[kernel(large_buffers)]` opts a kernel out of
+/// the first two limits, for slices of more than `u32::MAX` elements: its lengths and `usize`
+/// arguments stay 64-bit. Byte offsets are 64-bit either way (2^30 `f32`s need no opt-out).
+///
 /// Kernels are `no_std`: `std`, `Vec`, `String`, `Box`, `println!`, `format!` and `vec!` in the
 /// body are compile errors at the token (use `core`, slices, `shared_array!`, `gpu_println!`).
 /// The crate needs `ferrocuda::ptx_module!();` at its root. A rejected kernel still gets its

@@ -10,6 +10,9 @@ use syn::{Error, Result, Token, Type};
 pub struct Options {
     /// `instances(T1, T2)` or `instances((A1, B1), (A2, B2))`: one entry per instance.
     pub instances: Option<(proc_macro2::Span, Vec<Vec<Type>>)>,
+    /// `large_buffers`: slices may have more than `u32::MAX` elements, so the entry keeps
+    /// 64-bit lengths instead of telling the compiler they fit in 32 bits.
+    pub large_buffers: bool,
 }
 
 pub fn parse(attr: TokenStream) -> Result<Options> {
@@ -18,7 +21,10 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
         return Ok(options);
     }
     let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("instances") {
+        if meta.path.is_ident("large_buffers") {
+            options.large_buffers = true;
+            Ok(())
+        } else if meta.path.is_ident("instances") {
             let content;
             syn::parenthesized!(content in meta.input);
             let types = Punctuated::<Type, Token![,]>::parse_terminated(&content)?;
@@ -47,7 +53,7 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
         } else {
             Err(Error::new_spanned(
                 &meta.path,
-                "unknown #[kernel] option; the only option is `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`",
+                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, and `large_buffers` for slices of more than u32::MAX elements",
             ))
         }
     });

@@ -29,6 +29,9 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// The function body.
     pub body: Box<Block>,
+    /// `#[kernel(large_buffers)]`: slices may exceed `u32::MAX` elements, so the entry does
+    /// not narrow their lengths and the launch does not reject them.
+    pub large_buffers: bool,
 }
 
 impl Kernel {

@@ -63,6 +63,7 @@ pub fn kernel(func: ItemFn, options: &Options) -> Kernel {
         instances,
         params,
         body: func.block,
+        large_buffers: options.large_buffers,
     }
 }
 

@@ -124,14 +124,12 @@ impl<'a, T: DeviceCopy, const N: usize> KernelArg<'a, SliceMut<T>> for &'a mut [
 
 impl<'a, T: DeviceCopy> KernelArg<'a, Value<T>> for T {
     fn bind(self, binder: &mut ArgBinder<'a>) -> Result<()> {
-        binder.push_value(self);
-        Ok(())
+        binder.push_value(self)
     }
 }
 
 impl<'a, T: DeviceCopy> KernelArg<'a, Value<T>> for &T {
     fn bind(self, binder: &mut ArgBinder<'a>) -> Result<()> {
-        binder.push_value(*self);
-        Ok(())
+        binder.push_value(*self)
     }
 }

@@ -9,6 +9,7 @@ use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::launch::config::LaunchConfig;
 use crate::launch::request::LaunchRequest;
 use crate::vocabulary::error::{Error, LaunchError, Result};
+use crate::vocabulary::index_range::{check_grid_extent, check_slice_len, check_usize_value};
 use crate::vocabulary::kernel::KernelInfo;
 use crate::vocabulary::params::ParamBuffer;
 
@@ -105,17 +106,30 @@ impl<'a> ArgBinder<'a> {
         self.launches_nothing
     }
 
-    /// A slice is two entry parameters: its address, then its length.
-    /// Writes a slice through its layout, `SliceAbi::write` (address, then length).
-    fn push_slice(&mut self, address: u64, len: usize) {
-        crate::device::abi::SliceAbi::new(address as usize as *mut u8, len).write(&mut self.params);
+    /// The parameter being bound, as `name: type`, for messages.
+    fn param(&self) -> &'static str {
+        self.info.params.get(self.bound).copied().unwrap_or("?")
     }
 
-    pub(crate) fn push_value<T: DeviceCopy>(&mut self, value: T) {
+    /// Writes a slice through its layout, `SliceAbi::write` (address, then length), after
+    /// checking that its length keeps the kernel's 32-bit index arithmetic exact (unless the
+    /// kernel is `#[kernel(large_buffers)]`; see `vocabulary/index_range.rs`).
+    fn push_slice(&mut self, address: u64, len: usize) -> Result<()> {
+        check_slice_len(self.info.name, self.param(), len, self.info.large_buffers)?;
+        crate::device::abi::SliceAbi::new(address as usize as *mut u8, len).write(&mut self.params);
+        Ok(())
+    }
+
+    /// Writes a value; a `usize` is checked like a slice length (the entry narrows it too).
+    pub(crate) fn push_value<T: DeviceCopy>(&mut self, value: T) -> Result<()> {
+        if let Some(&size) = (&value as &dyn std::any::Any).downcast_ref::<usize>() {
+            check_usize_value(self.info.name, self.param(), size, self.info.large_buffers)?;
+        }
         <crate::device::abi::Value<T> as crate::device::abi::KernelParam>::write(
             value,
             &mut self.params,
         );
+        Ok(())
     }
 
     #[inline]
@@ -135,8 +149,7 @@ impl<'a> ArgBinder<'a> {
                 info.name
             )
         })?;
-        self.push_slice(address, len);
-        Ok(())
+        self.push_slice(address, len)
     }
 
     pub(crate) fn push_host_slice<T: DeviceCopy>(&mut self, data: &'a [T]) -> Result<()> {
@@ -145,11 +158,16 @@ impl<'a> ArgBinder<'a> {
         self.waits_for_kernel = true;
         if self.device.is_simulator() {
             // The simulator runs on the host: the kernel reads the caller's memory directly.
-            self.push_slice(data.as_ptr() as u64, data.len());
-            return Ok(());
+            return self.push_slice(data.as_ptr() as u64, data.len());
         }
+        check_slice_len(
+            self.info.name,
+            self.param(),
+            data.len(),
+            self.info.large_buffers,
+        )?;
         let upload = DeviceBuffer::<u8>::from_slice(&self.device, as_bytes(data))?;
-        self.push_slice(upload.device_ptr(), data.len());
+        self.push_slice(upload.device_ptr(), data.len())?;
         self.uploads.push(upload);
         Ok(())
     }
@@ -157,10 +175,10 @@ impl<'a> ArgBinder<'a> {
     pub(crate) fn push_host_slice_mut<T: DeviceCopy>(&mut self, data: &'a mut [T]) -> Result<()> {
         self.waits_for_kernel = true;
         if self.device.is_simulator() {
-            self.push_slice(data.as_mut_ptr() as u64, data.len());
-            return Ok(());
+            return self.push_slice(data.as_mut_ptr() as u64, data.len());
         }
         let len = data.len();
+        check_slice_len(self.info.name, self.param(), len, self.info.large_buffers)?;
         // SAFETY: `T: DeviceCopy` is plain data; the bytes are copied back as they came.
         let host = unsafe {
             std::slice::from_raw_parts_mut(
@@ -169,7 +187,7 @@ impl<'a> ArgBinder<'a> {
             )
         };
         let device_copy = DeviceBuffer::<u8>::from_slice(&self.device, host)?;
-        self.push_slice(device_copy.device_ptr(), len);
+        self.push_slice(device_copy.device_ptr(), len)?;
         self.copy_backs.push(CopyBack { device_copy, host });
         Ok(())
     }
@@ -180,6 +198,7 @@ impl<'a> ArgBinder<'a> {
         let shape = self.config.shape();
         let limits = self.device.limits();
         shape.validate(name, limits, self.device.name())?;
+        check_grid_extent(name, shape.grid, shape.block)?;
         let token = self.device.next_token();
         self.params.push(token);
         let stream = self.config.stream.as_ref().map(|stream| &stream.handle);

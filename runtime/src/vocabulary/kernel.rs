@@ -137,6 +137,10 @@ pub struct KernelInfo {
     pub simulate: unsafe fn(&ParamReader<'_>),
     /// `name: type` of every parameter, for messages.
     pub params: &'static [&'static str],
+    /// Whether the kernel takes slices of more than `u32::MAX` elements
+    /// (`#[kernel(large_buffers)]`); otherwise the launch rejects them, because the entry
+    /// assumes 32-bit lengths (see `vocabulary/index_range.rs`).
+    pub large_buffers: bool,
 }
 
 impl KernelInfo {
@@ -152,6 +156,16 @@ impl KernelInfo {
             module,
             simulate,
             params,
+            large_buffers: false,
+        }
+    }
+
+    /// The same kernel, taking slices of more than `u32::MAX` elements
+    /// (`#[kernel(large_buffers)]`). Used by `#[kernel]`.
+    pub const fn with_large_buffers(self) -> Self {
+        KernelInfo {
+            large_buffers: true,
+            ..self
         }
     }
 
@@ -167,6 +181,7 @@ impl std::fmt::Debug for KernelInfo {
             .field("name", &self.name)
             .field("module", &self.module.crate_name)
             .field("params", &self.params)
+            .field("large_buffers", &self.large_buffers)
             .finish()
     }
 }

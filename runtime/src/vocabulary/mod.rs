@@ -11,6 +11,7 @@ pub(crate) mod context_loss;
 pub(crate) mod driver_requirement;
 pub(crate) mod error;
 pub(crate) mod fault;
+pub(crate) mod index_range;
 pub(crate) mod kernel;
 pub(crate) mod kernel_attributes;
 pub(crate) mod limits;

@@ -5,7 +5,7 @@ use super::{body_ident, data_type, marker, turbofish};
 use crate::kernel::model::{Instance, Kernel, ParamKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::Ident;
+use syn::{Ident, Type};
 
 /// The `.entry` of one instance (nvptx64 only).
 ///
@@ -13,6 +13,13 @@ use syn::Ident;
 /// slice is a `*mut T` (`.u64 .ptr`, so the backend emits `ld.global`/`st.global`) and a
 /// `usize`. A `const` assertion ties that count to `KernelParam::ENTRY_PARAMS`, the layout the
 /// host writes; `tests/tests/ptx.rs` pins the resulting PTX signature.
+///
+/// Unless the kernel is `#[kernel(large_buffers)]`, each slice length and each `usize` value
+/// goes through
+/// `index::__narrow_len`, which keeps its low 32 bits: the launch has checked that it fits (see
+/// the runtime's `vocabulary/index_range.rs`), and the compiler, knowing every length is below
+/// 2^32, keeps index compares and selects 32-bit. Were the check ever bypassed, the slice would
+/// only get shorter, never reach past its buffer.
 ///
 /// After the kernel's parameters comes one hidden `u64`, the launch token the runtime appends
 /// to every launch; the entry's first statement stores it for the panic handler, which uses it
@@ -37,6 +44,11 @@ pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
                 counts.push(
                     quote!(<#marker as ::ferrocuda::device::abi::KernelParam>::ENTRY_PARAMS == 2),
                 );
+                let len = if kernel.large_buffers {
+                    quote!(#len)
+                } else {
+                    quote!(::ferrocuda::device::index::__narrow_len(#len))
+                };
                 quote!(::ferrocuda::device::abi::SliceAbi::new(#ptr, #len))
             }
             ParamKind::Value(_) => {
@@ -45,7 +57,11 @@ pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
                 counts.push(
                     quote!(<#marker as ::ferrocuda::device::abi::KernelParam>::ENTRY_PARAMS == 1),
                 );
-                quote!(#value)
+                if is_usize(&ty) && !kernel.large_buffers {
+                    quote!(::ferrocuda::device::index::__narrow_len(#value))
+                } else {
+                    quote!(#value)
+                }
             }
         };
         args.push(quote!(<#marker as ::ferrocuda::device::abi::KernelParam>::into_target(#abi)));
@@ -69,4 +85,9 @@ pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
             unsafe { #body #turbofish (#(#args),*) }
         }
     }
+}
+
+/// Whether `ty` is `usize` (a size or an index: the launch bounds it like a slice length).
+fn is_usize(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("usize"))
 }

@@ -15,13 +15,14 @@ pub fn info(kernel: &Kernel, inst: &Instance) -> TokenStream {
     });
     let module = crate::module::reference();
     let simulate = entry(kernel, inst);
+    let large_buffers = kernel.large_buffers.then(|| quote!(.with_large_buffers()));
     quote! {
         static INFO: ::ferrocuda::__private::KernelInfo = ::ferrocuda::__private::KernelInfo::new(
             #symbol,
             #module,
             simulate,
             &[#(#descriptions),*],
-        );
+        )#large_buffers;
 
         #simulate
     }

@@ -10,7 +10,17 @@ use syn::{Error, Result, Token, Type};
 pub struct Options {
     /// `instances(T1, T2)` or `instances((A1, B1), (A2, B2))`: one entry per instance.
     pub instances: Option<(proc_macro2::Span, Vec<Vec<Type>>)>,
+    /// `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`: the relaxations the kernel
+    /// allows, spelled as nvptx-builder reads them (`contract`, `approx-div`, `approx-sqrt`).
+    pub fast_math: Option<Vec<&'static str>>,
 }
+
+/// The arguments of `fast_math(...)`: the attribute's spelling and nvptx-builder's.
+const FAST_MATH_OPTIONS: [(&str, &str); 3] = [
+    ("contract", "contract"),
+    ("approx_div", "approx-div"),
+    ("approx_sqrt", "approx-sqrt"),
+];
 
 pub fn parse(attr: TokenStream) -> Result<Options> {
     let mut options = Options::default();
@@ -44,13 +54,92 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
                 instances,
             ));
             Ok(())
+        } else if meta.path.is_ident("fast_math") {
+            if options.fast_math.is_some() {
+                return Err(meta.error("`fast_math` is given twice"));
+            }
+            options.fast_math = Some(fast_math(&meta)?);
+            Ok(())
         } else {
             Err(Error::new_spanned(
                 &meta.path,
-                "unknown #[kernel] option; the only option is `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`",
+                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
             ))
         }
     });
     parser.parse2(attr)?;
     Ok(options)
+}
+
+/// `fast_math` alone (contraction) or `fast_math(contract, approx_div, approx_sqrt)` (any of
+/// them, at least one).
+fn fast_math(meta: &syn::meta::ParseNestedMeta<'_>) -> Result<Vec<&'static str>> {
+    if meta.input.is_empty() || meta.input.peek(Token![,]) {
+        return Ok(vec!["contract"]);
+    }
+    let mut chosen = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        let known = FAST_MATH_OPTIONS
+            .iter()
+            .find(|(attribute, _)| inner.path.is_ident(attribute));
+        match known {
+            Some((_, builder)) if !chosen.contains(builder) => {
+                chosen.push(*builder);
+                Ok(())
+            }
+            Some(_) => Err(inner.error("this fast_math option is given twice")),
+            None => Err(Error::new_spanned(
+                &inner.path,
+                "unknown fast_math option; the options are `contract` (fuse multiply-adds), `approx_div` and `approx_sqrt` (approximate f32 division and square root)",
+            )),
+        }
+    })?;
+    if chosen.is_empty() {
+        return Err(meta.error(
+            "`fast_math()` needs at least one option, e.g. `fast_math(contract)`; `fast_math` alone means `fast_math(contract)`",
+        ));
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn fast_math_spellings_are_the_builders() {
+        let builder: Vec<&str> = FAST_MATH_OPTIONS.iter().map(|(_, b)| *b).collect();
+        assert_eq!(builder, nvptx_builder::FAST_MATH_NAMES);
+        assert_eq!(
+            crate::kernel::expand::FAST_MATH_SECTION,
+            nvptx_builder::FAST_MATH_SECTION
+        );
+        for (attribute, b) in FAST_MATH_OPTIONS {
+            assert_eq!(attribute.replace('_', "-"), b);
+        }
+    }
+
+    #[test]
+    fn fast_math_forms() {
+        let flags = |attr: TokenStream| parse(attr).map(|o| o.fast_math);
+        assert_eq!(flags(quote!()).unwrap(), None);
+        assert_eq!(flags(quote!(fast_math)).unwrap(), Some(vec!["contract"]));
+        assert_eq!(
+            flags(quote!(fast_math, instances(f32))).unwrap(),
+            Some(vec!["contract"])
+        );
+        assert_eq!(
+            flags(quote!(fast_math(approx_sqrt, contract))).unwrap(),
+            Some(vec!["approx-sqrt", "contract"])
+        );
+        for bad in [
+            quote!(fast_math(fused)),
+            quote!(fast_math()),
+            quote!(fast_math(contract, contract)),
+            quote!(fast_math, fast_math),
+        ] {
+            assert!(flags(bad.clone()).is_err(), "{bad}");
+        }
+    }
 }

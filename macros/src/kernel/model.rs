@@ -29,6 +29,9 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// The function body.
     pub body: Box<Block>,
+    /// `#[kernel(fast_math(...))]`: what the kernel relaxes, in nvptx-builder's spelling
+    /// (`contract`, `approx-div`, `approx-sqrt`); empty when it does not opt in.
+    pub fast_math: Vec<&'static str>,
 }
 
 impl Kernel {

@@ -63,6 +63,7 @@ pub fn kernel(func: ItemFn, options: &Options) -> Kernel {
         instances,
         params,
         body: func.block,
+        fast_math: options.fast_math.clone().unwrap_or_default(),
     }
 }
 

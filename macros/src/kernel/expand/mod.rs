@@ -5,6 +5,9 @@
 mod checks;
 mod device;
 pub mod fallback;
+mod fast_math;
+#[cfg(test)]
+pub use fast_math::FAST_MATH_SECTION;
 mod launcher;
 mod simulator;
 
@@ -27,9 +30,11 @@ pub fn expand(kernel: &Kernel) -> TokenStream {
         .iter()
         .map(|inst| host_instance(kernel, inst));
     let checks = checks::param_types(kernel);
+    let fast_math = fast_math::markers(kernel);
     quote! {
         #body_fn
         #(#entries)*
+        #fast_math
         #handle
         #(#host)*
         #checks

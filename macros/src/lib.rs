@@ -34,6 +34,12 @@ use proc_macro::TokenStream;
 /// Generic kernels list their instances: `#[kernel(instances(f32, f64))]` on
 /// `fn scale<T: ...>(...)` gives `scale::<f32>` and `scale::<f64>`.
 ///
+/// Fast math is off unless a kernel opts in: `#[kernel(fast_math)]` lets the compiler fuse a
+/// multiply and a dependent add into one `fma.rn` (as nvcc does by default), and
+/// `#[kernel(fast_math(contract, approx_div, approx_sqrt))]` lists what it allows, approximate
+/// `f32` division and square root included. The simulator still rounds every operation, so
+/// results may differ from it within the bounds the README's "Fast math" section gives.
+///
 /// Kernels are `no_std`: `std`, `Vec`, `String`, `Box`, `println!`, `format!` and `vec!` in the
 /// body are compile errors at the token (use `core`, slices, `shared_array!`, `gpu_println!`).
 /// The crate needs `ferrocuda::ptx_module!();` at its root. A rejected kernel still gets its

@@ -129,6 +129,22 @@ fn the_module_names_the_kernels_built_with_fast_math() {
     );
 }
 
+#[test]
+fn each_kernel_says_what_it_was_built_with() {
+    assert_eq!(horner_fused.fast_math().to_string(), "contract");
+    assert_eq!(
+        div_sqrt_approx.fast_math().to_string(),
+        "approx-div,approx-sqrt"
+    );
+    for off in [
+        horner_plain.fast_math(),
+        div_sqrt_ieee.fast_math(),
+        div_sqrt_explicit.fast_math(),
+    ] {
+        assert!(off.is_off(), "{off}");
+    }
+}
+
 /// nvptx-builder's `PTX_NOTE_PREFIX`.
 fn nvptx_note_prefix() -> &'static str {
     "// ferrocuda fast math: "

@@ -6,8 +6,6 @@ mod checks;
 mod device;
 pub mod fallback;
 mod fast_math;
-#[cfg(test)]
-pub use fast_math::FAST_MATH_SECTION;
 mod launcher;
 mod simulator;
 

@@ -20,14 +20,15 @@
 //! the markers.
 //!
 //! The flags are added after `opt` has inlined everything it inlines, to the instructions of
-//! each entry function that opted in (its own body and what was inlined into it) and, with the
-//! crate-wide setting, of every function. A function a fast-math kernel calls without inlining
-//! it keeps the crate-wide setting. Nothing changes when no flag is on and no kernel opted in:
+//! each entry function that opted in (its own body and what was inlined into it), of each
+//! function left out of line that only such kernels call (directly or through other functions,
+//! with what all of them allow), and, with the crate-wide setting, of every function. A function
+//! that another kernel also calls, or whose address is taken, keeps the crate-wide setting. Nothing changes when no flag is on and no kernel opted in:
 //! the module goes to `llc` exactly as before.
 
 use crate::error::{Error, Result};
 use crate::ir_syntax::{GlobalLine, split_top_level, symbol_name};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Environment variable that sets the crate-wide fast math: `off` (or `0`), or a
@@ -169,6 +170,7 @@ pub(crate) fn apply(ir: &str, crate_wide: FastMath) -> Result<Option<Applied>> {
         .map(|m| (m.kernel.as_str(), m.flags))
         .collect();
     let marker_names: Vec<&str> = markers.iter().map(|m| m.global.as_str()).collect();
+    let functions = function_flags(ir, crate_wide, &per_kernel);
     let mut text = String::with_capacity(ir.len() + ir.len() / 16);
     let mut kernels: Vec<(String, FastMath)> = Vec::new();
     // The flags of the function being copied, `None` outside a function body.
@@ -188,10 +190,7 @@ pub(crate) fn apply(ir: &str, crate_wide: FastMath) -> Result<Option<Applied>> {
             }
         }
         if let Some(name) = defined_function(line) {
-            let mut flags = crate_wide;
-            if let Some(own) = per_kernel.get(name.as_str()) {
-                flags = flags.union(*own);
-            }
+            let flags = functions.get(&name).copied().unwrap_or(crate_wide);
             if line.contains("ptx_kernel") && !flags.is_off() {
                 kernels.push((name, flags));
             }
@@ -237,6 +236,108 @@ pub(crate) fn ptx_note(ptx: &str, kernels: &[(String, FastMath)]) -> String {
     }
     let at = ptx.find("\n.version").map_or(0, |i| i + 1);
     format!("{}{note}{}", &ptx[..at], &ptx[at..])
+}
+
+/// The flags of every defined function: a kernel's are the crate's and its marker's; another
+/// function's are the crate's plus what every function that calls it allows (the greatest fixed
+/// point, so that recursion keeps them), so that a helper `opt` did not inline gets a kernel's
+/// flags only when no other caller can reach it. A function whose address is taken (it may be
+/// called from anywhere) or that nothing calls keeps the crate's.
+fn function_flags(
+    ir: &str,
+    crate_wide: FastMath,
+    per_kernel: &HashMap<&str, FastMath>,
+) -> HashMap<String, FastMath> {
+    // Each defined function: whether it is a kernel, and who calls it.
+    let mut defined: Vec<(String, bool)> = Vec::new();
+    let mut callers: HashMap<String, Vec<String>> = HashMap::new();
+    let mut escaping: HashSet<String> = HashSet::new();
+    let mut current: Option<String> = None;
+    for line in ir.lines() {
+        if let Some(name) = defined_function(line) {
+            defined.push((name.clone(), line.contains("ptx_kernel")));
+            current = Some(name);
+            continue;
+        }
+        if line.starts_with('}') {
+            current = None;
+            continue;
+        }
+        for (callee, is_call) in function_references(line) {
+            match (&current, is_call) {
+                (Some(caller), true) => callers.entry(callee).or_default().push(caller.clone()),
+                _ => {
+                    escaping.insert(callee);
+                }
+            }
+        }
+    }
+    let mut flags: HashMap<String, FastMath> = HashMap::new();
+    for (name, kernel) in &defined {
+        let own = if *kernel {
+            crate_wide.union(per_kernel.get(name.as_str()).copied().unwrap_or_default())
+        } else if callers.contains_key(name) && !escaping.contains(name) {
+            FastMath::ALL
+        } else {
+            crate_wide
+        };
+        flags.insert(name.clone(), own);
+    }
+    // Lower each helper to what all its callers allow until nothing changes.
+    loop {
+        let mut changed = false;
+        for (name, kernel) in &defined {
+            if *kernel || escaping.contains(name) {
+                continue;
+            }
+            let Some(calls) = callers.get(name) else {
+                continue;
+            };
+            let mut allowed = FastMath::ALL;
+            for caller in calls {
+                let theirs = flags.get(caller).copied().unwrap_or(crate_wide);
+                allowed = FastMath {
+                    contract: allowed.contract && theirs.contract,
+                    approx_div: allowed.approx_div && theirs.approx_div,
+                    approx_sqrt: allowed.approx_sqrt && theirs.approx_sqrt,
+                };
+            }
+            let new = crate_wide.union(allowed);
+            if flags.get(name) != Some(&new) {
+                flags.insert(name.clone(), new);
+                changed = true;
+            }
+        }
+        if !changed {
+            return flags;
+        }
+    }
+}
+
+/// The global names `line` mentions, each with whether it is the callee of a `call` in it.
+fn function_references(line: &str) -> Vec<(String, bool)> {
+    let b = line.as_bytes();
+    let callee_at = line
+        .find(" call ")
+        .and_then(|c| line[c..].find(" @").map(|a| c + a + 2));
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' if i == 0 || b[i - 1] != b'@' => i = crate::ir_syntax::skip_string(b, i),
+            b';' => break,
+            b'@' => {
+                let len = crate::ir_syntax::name_len(&line[i + 1..]);
+                if len > 0 {
+                    let name = symbol_name(&line[i + 1..i + 1 + len]);
+                    out.push((name, callee_at == Some(i + 1)));
+                }
+                i += 1 + len;
+            }
+            _ => i += 1,
+        }
+    }
+    out
 }
 
 /// One `#[kernel(fast_math)]` marker.
@@ -513,6 +614,81 @@ start:
         assert!(fast.contains("%m = fmul contract float %a, %b"), "{t}");
         assert!(fast.contains("%s = fadd contract float %m, %a"), "{t}");
         assert!(!plain.contains("contract"), "{t}");
+    }
+
+    #[test]
+    fn a_helper_gets_the_flags_all_its_callers_allow() {
+        let module = r#"@marker = internal constant [13 x i8] c"fast=contract", section ".ferrocuda.fast_math"
+@table = internal constant [1 x ptr] [ptr @escapes]
+define internal float @only_fast(float %a) {
+  %m = fmul float %a, %a
+  %r = call float @recursive(float %m)
+  ret float %r
+}
+define internal float @recursive(float %a) {
+  %m = fmul float %a, %a
+  %r = tail call float @recursive(float %m)
+  ret float %r
+}
+define internal float @shared(float %a) {
+  %m = fmul float %a, %a
+  ret float %m
+}
+define internal float @escapes(float %a) {
+  %m = fmul float %a, %a
+  ret float %m
+}
+define ptx_kernel void @fast(ptr %p, float %a) {
+  %x = call float @only_fast(float %a)
+  %y = call float @shared(float %x)
+  %z = call float @escapes(float %y)
+  store float %z, ptr %p
+  ret void
+}
+define ptx_kernel void @plain(ptr %p, float %a) {
+  %y = call float @shared(float %a)
+  store float %y, ptr %p
+  ret void
+}
+"#;
+        let applied = apply(module, FastMath::OFF).unwrap().unwrap();
+        let body = |name: &str| {
+            let start = applied.text.find(&format!("@{name}(float %a) {{")).unwrap();
+            let rest = &applied.text[start..];
+            rest[..rest.find("\n}").unwrap()].to_owned()
+        };
+        assert!(
+            body("only_fast").contains("fmul contract"),
+            "{}",
+            applied.text
+        );
+        assert!(
+            body("recursive").contains("fmul contract"),
+            "{}",
+            applied.text
+        );
+        assert!(!body("shared").contains("contract"), "{}", applied.text);
+        assert!(!body("escapes").contains("contract"), "{}", applied.text);
+        assert_eq!(
+            applied.kernels,
+            vec![("fast".to_owned(), FastMath::CONTRACT)]
+        );
+    }
+
+    #[test]
+    fn references_tell_calls_from_other_uses() {
+        assert_eq!(
+            function_references("  %r = tail call float @f(float %a, ptr @g), !dbg !4"),
+            vec![("f".to_owned(), true), ("g".to_owned(), false)]
+        );
+        assert_eq!(
+            function_references("  call void @\"q u\"() ; @comment"),
+            vec![("q u".to_owned(), true)]
+        );
+        assert_eq!(
+            function_references("@t = constant [1 x ptr] [ptr @h]"),
+            vec![("t".to_owned(), false), ("h".to_owned(), false)]
+        );
     }
 
     #[test]

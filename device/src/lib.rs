@@ -112,7 +112,8 @@ pub mod prelude {
         ldmatrix_x4_trans,
     };
     pub use crate::math::{
-        DeviceFloat, fast_cos, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin, fast_tanh,
+        DeviceFloat, fast_cos, fast_div, fast_exp, fast_exp2, fast_log2, fast_rsqrt, fast_sin,
+        fast_sqrt, fast_tanh,
     };
     pub use crate::matrix::{Matrix, MatrixMut};
     pub use crate::mma::{

@@ -26,7 +26,19 @@
 //! normalisation) and its 2^-22.9 relative error is acceptable. Likewise `__sinf`, `__cosf`,
 //! `__expf` and `__log2f` are [`fast_sin`], [`fast_cos`], [`fast_exp`] and [`fast_log2`];
 //! `sinf`, `expf`, `sqrtf`, `fmaf`... are the methods of the same std name (`x.sin()`, `x.exp()`,
-//! `x.sqrt()`, `x.mul_add(a, b)`).
+//! `x.sqrt()`, `x.mul_add(a, b)`). `__fdividef` is [`fast_div`]; [`fast_sqrt`] is the
+//! `sqrt.approx.f32` that nvcc's `--prec-sqrt=false` makes of `sqrtf`.
+//!
+//! # Fast math for a whole kernel
+//! The `fast_*` functions change one call. `#[kernel(fast_math)]` (or, for a whole kernel
+//! crate, `nvptx_builder::Builder::fast_math` / `FERROCUDA_FAST_MATH=contract`) lets the
+//! compiler fuse every multiply and dependent add of the kernel into `fma.rn`, as nvcc does by
+//! default; `fast_math(approx_div, approx_sqrt)` makes every `f32` `/` and `sqrt` the
+//! approximate instruction of [`fast_div`] and [`fast_sqrt`]. The simulator computes the
+//! IEEE-rounded operations in both cases, so results may differ between the backends: one
+//! contraction `a * b + c` differs from the two rounded operations by less than one ulp of the
+//! product `a * b` plus one ulp of the result (the README's builder section derives the bound
+//! for a chain).
 //!
 //! # One table
 //! The list of functions exists once, in [`__math_functions!`](crate::__math_functions): each line
@@ -282,17 +294,21 @@ macro_rules! __math_operand {
 
 /// Declares the `fast_*` approximations, each one call into the backend, and their list.
 macro_rules! fast_functions {
-    ($($(#[$doc:meta])* $name:ident;)*) => {
-        $(
-            $(#[$doc])*
-            #[inline(always)]
-            pub fn $name(x: f32) -> f32 {
-                imp::$name(x)
-            }
-        )*
+    ($($(#[$doc:meta])* $name:ident $(($($arg:ident),*))?;)*) => {
+        $(fast_functions!(@one $(#[$doc])* $name $(($($arg),*))?);)*
 
         /// The names of the `fast_*` approximations of this module.
         pub const FAST_MATH_FUNCTIONS: &[&str] = &[$(stringify!($name)),*];
+    };
+    (@one $(#[$doc:meta])* $name:ident) => {
+        fast_functions!(@one $(#[$doc])* $name(x));
+    };
+    (@one $(#[$doc:meta])* $name:ident($($arg:ident),*)) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name($($arg: f32),*) -> f32 {
+            imp::$name($($arg),*)
+        }
     };
 }
 
@@ -320,6 +336,15 @@ fast_functions! {
     /// infinity). [`DeviceFloat::rsqrt`] is the IEEE-rounded `1 / sqrt(x)`, two correctly rounded
     /// operations.
     fast_rsqrt;
+    /// Approximate square root (`sqrt.approx.f32`, what nvcc's `--prec-sqrt=false` makes of
+    /// `sqrtf`) instead of the correctly rounded `sqrt.rn.f32` of `x.sqrt()`; the tests accept a
+    /// relative error of 2^-22 (2 ulp) on the GPU. On the simulator, `x.sqrt()`.
+    fast_sqrt;
+    /// Approximate division `x / y` (`div.approx.f32`), CUDA's `__fdividef`: at most 2 ulp of
+    /// error for `|y|` in [2^-126, 2^126]; for `|y|` in (2^126, 2^128) the quotient is 0 (NaN when
+    /// `x` is infinite). The IEEE-rounded `x / y` is `div.rn.f32`, a longer sequence. On the
+    /// simulator, `x / y`.
+    fast_div(x, y);
 }
 
 #[cfg(test)]

@@ -41,6 +41,12 @@ use proc_macro::TokenStream;
 /// the first two limits, for slices of more than `u32::MAX` elements: its lengths and `usize`
 /// arguments stay 64-bit. Byte offsets are 64-bit either way (2^30 `f32`s need no opt-out).
 ///
+/// Fast math is off unless a kernel opts in: `#[kernel(fast_math)]` lets the compiler fuse a
+/// multiply and a dependent add into one `fma.rn` (as nvcc does by default), and
+/// `#[kernel(fast_math(contract, approx_div, approx_sqrt))]` lists what it allows, approximate
+/// `f32` division and square root included. The simulator still rounds every operation, so
+/// results may differ from it within the bounds the README's "Fast math" section gives.
+///
 /// Kernels are `no_std`: `std`, `Vec`, `String`, `Box`, `println!`, `format!` and `vec!` in the
 /// body are compile errors at the token (use `core`, slices, `shared_array!`, `gpu_println!`).
 /// The crate needs `ferrocuda::ptx_module!();` at its root. A rejected kernel still gets its

@@ -12,8 +12,10 @@
 //! | architectures of the cubins | [`CUBIN_ARCHS_ENV`] | `cubin_archs` | [`default_cubin_archs`] |
 //! | ptxas | [`PTXAS_ENV`] (a path, or `0`/`off`) | | searched ([`crate::ptxas`]) |
 //! | `ptxas -v` table as build warnings | [`PTXAS_REPORT_ENV`] | | off |
+//! | crate-wide fast math ([`crate::FastMath`]) | [`FAST_MATH_ENV`] | `fast_math` | off |
 
 use crate::error::Error;
+use crate::fast_math::{FAST_MATH_ENV, FastMath};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -74,6 +76,7 @@ pub(crate) struct Requested {
     pub(crate) toolchain: Option<String>,
     pub(crate) line_info: Option<bool>,
     pub(crate) cubin_archs: Option<Vec<String>>,
+    pub(crate) fast_math: Option<FastMath>,
 }
 
 /// Which ptxas assembles the cubins.
@@ -128,6 +131,8 @@ pub(crate) struct Config {
     pub(crate) ptxas: PtxasChoice,
     /// Whether ptxas's report is shown as build warnings.
     pub(crate) ptxas_report: bool,
+    /// The fast math of every kernel of the crate, and where it came from.
+    pub(crate) fast_math: (FastMath, Origin),
 }
 
 impl Config {
@@ -199,6 +204,20 @@ impl Config {
             Some(v) => parse_switch(&v, PTXAS_REPORT_ENV)?,
             None => false,
         };
+        let fast_math = match set(FAST_MATH_ENV) {
+            Some(v) => (
+                FastMath::parse(&v).map_err(|e| {
+                    Error::new(format!(
+                        "invalid value {v:?} of the environment variable {FAST_MATH_ENV}: {e}"
+                    ))
+                })?,
+                Origin::Env(FAST_MATH_ENV),
+            ),
+            None => match requested.fast_math {
+                Some(f) => (f, Origin::Builder("fast_math")),
+                None => (FastMath::OFF, Origin::Default),
+            },
+        };
         Ok(Config {
             arch,
             arch_origin,
@@ -208,6 +227,7 @@ impl Config {
             cubin_archs,
             ptxas,
             ptxas_report,
+            fast_math,
         })
     }
 }
@@ -470,6 +490,35 @@ mod tests {
             .message()
             .to_owned();
         assert!(m.contains("sm_90 is listed twice"), "{m}");
+    }
+
+    #[test]
+    fn fast_math_is_off_unless_asked_for() {
+        let c = Config::resolve_with(&Requested::default(), env_of(&[])).unwrap();
+        assert_eq!(c.fast_math, (FastMath::OFF, Origin::Default));
+        let req = Requested {
+            fast_math: Some(FastMath::CONTRACT),
+            ..Requested::default()
+        };
+        let c = Config::resolve_with(&req, env_of(&[])).unwrap();
+        assert_eq!(
+            c.fast_math,
+            (FastMath::CONTRACT, Origin::Builder("fast_math"))
+        );
+        // The environment wins, `off` included.
+        let c = Config::resolve_with(&req, env_of(&[(FAST_MATH_ENV, "off")])).unwrap();
+        assert_eq!(c.fast_math, (FastMath::OFF, Origin::Env(FAST_MATH_ENV)));
+        let c =
+            Config::resolve_with(&req, env_of(&[(FAST_MATH_ENV, "contract,approx-div")])).unwrap();
+        assert!(c.fast_math.0.contract && c.fast_math.0.approx_div && !c.fast_math.0.approx_sqrt);
+        let m = Config::resolve_with(&req, env_of(&[(FAST_MATH_ENV, "fma")]))
+            .unwrap_err()
+            .message()
+            .to_owned();
+        assert!(
+            m.contains("\"fma\"") && m.contains(FAST_MATH_ENV) && m.contains("approx-sqrt"),
+            "{m}"
+        );
     }
 
     #[test]

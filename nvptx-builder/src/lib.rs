@@ -40,7 +40,10 @@
 //! (`FERROCUDA_ARCH=sm_90 cargo build`); the toolchain defaults to [`DEFAULT_TOOLCHAIN`],
 //! [`Builder::toolchain`], overridden by [`TOOLCHAIN_ENV`]; line tables and cubin architectures
 //! likewise ([`Builder::line_info`], [`Builder::cubin_archs`]); `FERROCUDA_PTXAS_REPORT=1`
-//! ([`PTXAS_REPORT_ENV`]) prints ptxas's per-kernel report as build warnings.
+//! ([`PTXAS_REPORT_ENV`]) prints ptxas's per-kernel report as build warnings. Fast math is off
+//! unless [`Builder::fast_math`] or [`FAST_MATH_ENV`] (`FERROCUDA_FAST_MATH=contract`) turns it on
+//! for the crate, or `#[kernel(fast_math)]` for one kernel ([`FastMath`] says what each option
+//! does).
 //!
 //! The crate compiled for the device must be `#![no_std]` there and enable the kernel ABI. A
 //! ferrocuda kernel crate does both in the first of the two lines at its root (the second
@@ -66,6 +69,7 @@ mod contract;
 mod dead_fn_pointers;
 mod depinfo;
 mod error;
+mod fast_math;
 mod ir_rewrite;
 mod ir_syntax;
 mod json;
@@ -90,6 +94,7 @@ pub use contract::{
     BINARIES_FILE_NAME, CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, PTXAS_REPORT_FILE_NAME,
     SHARED_SECTION, cubin_file_name,
 };
+pub use fast_math::{FAST_MATH_ENV, FAST_MATH_NAMES, FAST_MATH_SECTION, FastMath, PTX_NOTE_PREFIX};
 
 use config::{Config, Requested};
 
@@ -152,6 +157,15 @@ impl Builder {
         self
     }
 
+    /// Allows fast math in every kernel of the crate, e.g. [`FastMath::CONTRACT`] to fuse
+    /// multiply-adds into `fma.rn` as nvcc does by default (overridden by [`FAST_MATH_ENV`];
+    /// default [`FastMath::OFF`]). The simulator does not apply it: results of relaxed operations
+    /// may differ from the simulator's within the bounds [`FastMath`] states.
+    pub fn fast_math(mut self, fast_math: FastMath) -> Builder {
+        self.requested.fast_math = Some(fast_math);
+        self
+    }
+
     /// Runs the build script: outer, nested or linker mode (see the crate documentation).
     ///
     /// An error is reported to cargo as `cargo::error=` lines, which fails the build; run
@@ -178,7 +192,13 @@ impl Builder {
     fn outer(&self) -> error::Result<()> {
         println!("cargo:rerun-if-env-changed={ARCH_ENV}");
         println!("cargo:rerun-if-env-changed={TOOLCHAIN_ENV}");
-        for key in [LINE_INFO_ENV, PTXAS_ENV, CUBIN_ARCHS_ENV, PTXAS_REPORT_ENV] {
+        for key in [
+            LINE_INFO_ENV,
+            PTXAS_ENV,
+            CUBIN_ARCHS_ENV,
+            PTXAS_REPORT_ENV,
+            FAST_MATH_ENV,
+        ] {
             println!("cargo:rerun-if-env-changed={key}");
         }
         println!("cargo:rerun-if-changed=build.rs");

@@ -12,7 +12,9 @@
 //!    constant-memory globals public;
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX;
 //! 6. of the debug information llc wrote, only the line table stays
-//!    ([`crate::line_tables`]).
+//!    ([`crate::line_tables`]);
+//! 7. kernels built with fast math are named in a comment at the top of the PTX
+//!    ([`crate::fast_math`], which adds its flags between steps 4 and 5).
 //!
 //! Intermediate files live in a fresh directory next to the output, removed on success and
 //! kept (and named in the error) on failure, or always with `NVPTX_BUILDER_KEEP_TEMPS=1`.
@@ -158,10 +160,24 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
     let linked = merge_bitcode(llvm_bin, tmp, &objects, &members)?;
     let (rewritten, constant) = move_to_address_spaces(llvm_bin, tmp, linked)?;
     let optimized = optimize(args, llvm_bin, tmp, &rewritten, &constant)?;
-    // Function pointers nothing can call (core's formatting behind panics) cost registers.
-    let optimized = strip_dead_function_pointers(llvm_bin, tmp, optimized)?;
+    // Function pointers nothing can call (core's formatting behind panics) cost registers;
+    // the fast-math flags go on after inlining ([`crate::fast_math`]).
+    let (optimized, fast_kernels) = rewrite_optimized(args, llvm_bin, tmp, optimized)?;
     generate_ptx(args, llvm_bin, &optimized, output)?;
-    keep_line_tables_only(output)
+    keep_line_tables_only(output)?;
+    note_fast_math(output, &fast_kernels)
+}
+
+/// Step 7: a comment per kernel built with fast math at the top of the PTX
+/// ([`crate::fast_math::ptx_note`]), which the runtime reads back.
+fn note_fast_math(output: &Path, kernels: &[(String, crate::FastMath)]) -> Result<()> {
+    if kernels.is_empty() {
+        return Ok(());
+    }
+    let ptx = std::fs::read_to_string(output)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", output.display())))?;
+    std::fs::write(output, crate::fast_math::ptx_note(&ptx, kernels))
+        .map_err(|e| Error::new(format!("cannot write {}: {e}", output.display())))
 }
 
 /// Step 6: the DWARF sections llc writes beside the line table removed
@@ -326,21 +342,28 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
     run_tool(cmd)
 }
 
-/// Applies [`crate::dead_fn_pointers::strip`] to the optimised module and drops the functions it
-/// orphans; returns the module to generate code from (the input when nothing changed).
-fn strip_dead_function_pointers(
+/// Applies [`crate::dead_fn_pointers::strip`] to the optimised module, then
+/// [`crate::fast_math::apply`], and drops the functions the first orphans; returns the module
+/// to generate code from (the input when nothing changed) and the kernels built with fast
+/// math.
+fn rewrite_optimized(
+    args: &LinkArgs,
     llvm_bin: &Path,
     tmp: &Path,
     optimized: PathBuf,
-) -> Result<PathBuf> {
+) -> Result<(PathBuf, Vec<(String, crate::FastMath)>)> {
     let ll = tmp.join("optimized.ll");
     let mut cmd = Command::new(tool(llvm_bin, "llvm-dis"));
     cmd.arg(&optimized).arg("-o").arg(&ll);
     run_tool(cmd)?;
     let text = std::fs::read_to_string(&ll)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
-    let Some(stripped) = crate::dead_fn_pointers::strip(&text) else {
-        return Ok(optimized);
+    let stripped = crate::dead_fn_pointers::strip(&text);
+    let fast = crate::fast_math::apply(stripped.as_deref().unwrap_or(&text), args.fast_math)?;
+    let (stripped, kernels) = match (fast, stripped) {
+        (Some(applied), _) => (applied.text, applied.kernels),
+        (None, Some(stripped)) => (stripped, Vec::new()),
+        (None, None) => return Ok((optimized, Vec::new())),
     };
     let stripped_ll = tmp.join("stripped.ll");
     std::fs::write(&stripped_ll, stripped)
@@ -352,7 +375,7 @@ fn strip_dead_function_pointers(
         .arg("-o")
         .arg(&stripped_bc);
     run_tool(cmd)?;
-    Ok(stripped_bc)
+    Ok((stripped_bc, kernels))
 }
 
 /// The `opt` pipeline level and the `llc` level for rustc's `-O` argument.

@@ -26,6 +26,8 @@ pub(crate) struct LinkArgs {
     pub(crate) opt_level: Option<String>,
     /// `--target`.
     pub(crate) target: Option<String>,
+    /// The crate-wide fast math ([`crate::fast_math::LINK_ARG`]), off when absent.
+    pub(crate) fast_math: crate::FastMath,
     /// Arguments that were not understood and are ignored.
     pub(crate) ignored: Vec<String>,
 }
@@ -101,6 +103,14 @@ fn parse_expanded(args: Vec<String>) -> Result<LinkArgs> {
             out.target_cpu = Some(v?);
         } else if let Some(v) = with_value("--target-feature", &mut it) {
             features.extend(v?.split(',').filter(|f| !f.is_empty()).map(str::to_owned));
+        } else if let Some(v) = with_value(crate::fast_math::LINK_ARG, &mut it) {
+            let v = v?;
+            out.fast_math = crate::FastMath::parse(&v).map_err(|e| {
+                Error::new(format!(
+                    "linker option {}={v}: {e}",
+                    crate::fast_math::LINK_ARG
+                ))
+            })?;
         } else if let Some(v) = with_value("--target", &mut it) {
             out.target = Some(v?);
         } else if arg == "-o" {
@@ -202,6 +212,23 @@ mod tests {
         assert!(parse(os(&["-o", "a.ptx"])).is_err());
         assert!(parse(os(&["x.o", "-o"])).is_err());
         assert!(parse(os(&["x.o", "-o", "a", "--export-symbol"])).is_err());
+    }
+
+    #[test]
+    fn fast_math_argument() {
+        let a = parse(os(&["x.o", "-o", "a.ptx"])).unwrap();
+        assert!(a.fast_math.is_off());
+        let a = parse(os(&[
+            "x.o",
+            "-o",
+            "a.ptx",
+            "--nvptx-builder-fast-math=contract,approx-sqrt",
+        ]))
+        .unwrap();
+        assert!(a.fast_math.contract && a.fast_math.approx_sqrt && !a.fast_math.approx_div);
+        assert!(a.ignored.is_empty(), "{:?}", a.ignored);
+        let e = parse(os(&["x.o", "-o", "a", "--nvptx-builder-fast-math=quick"])).unwrap_err();
+        assert!(e.message().contains("\"quick\""), "{e:?}");
     }
 
     #[test]

@@ -174,6 +174,14 @@ pub(crate) fn build(config: &Config, toolchain: &Toolchain) -> Result<()> {
 
     let mut cmd = nested_command(config, toolchain, &outer, &target_dir, &linker)?;
     let ptx = run_nested(&mut cmd, config, &outer)?;
+    let (fast_math, origin) = config.fast_math;
+    if !fast_math.is_off() {
+        warn(&format!(
+            "nvptx-builder: fast math ({fast_math}) in every kernel of {} ({origin}); the \
+             simulator computes the IEEE-rounded operations",
+            outer.package
+        ));
+    }
 
     let ptx_text = std::fs::read(&ptx)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ptx.display())))?;
@@ -306,6 +314,14 @@ fn nested_command(
             "-Clink-arg=--nvptx-builder-id={}",
             linker_id(linker)?
         ));
+    // Only when on, so that the default build's command (and PTX) stays what it was.
+    let (fast_math, _) = config.fast_math;
+    if !fast_math.is_off() {
+        cmd.arg(format!(
+            "-Clink-arg={}={fast_math}",
+            crate::fast_math::LINK_ARG
+        ));
+    }
 
     cmd.env_clear();
     for (k, v) in std::env::vars_os() {

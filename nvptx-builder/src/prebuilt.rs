@@ -12,7 +12,8 @@
 //! The manifest names what the products were built from: the nvptx-builder version (ferrocuda,
 //! ferrocuda-device, ferrocuda-macros and nvptx-builder are released together under one
 //! version, so it also names the device library compiled into the PTX), the package's name and
-//! version, the architecture, the overflow-check setting, the toolchain, and a hash of every
+//! version, the architecture, the overflow-check setting, the toolchain, the crate-wide fast
+//! math when it is on, and a hash of every
 //! file of the package that the device build read (from the nested build's dep-info, restricted
 //! to files inside the package, plus `Cargo.toml`, compared as `Cargo.toml.orig` in a packaged
 //! crate, where cargo rewrites `Cargo.toml`), and a hash of every product.
@@ -30,6 +31,7 @@
 
 use crate::config::{Config, NESTED_PROFILE, NVPTX_TARGET};
 use crate::error::{Error, Result};
+use crate::fast_math::FastMath;
 use crate::nested::Outer;
 use crate::products::write_module_files;
 use crate::toolchain::{self, Toolchain};
@@ -69,6 +71,9 @@ pub(crate) struct Manifest {
     pub(crate) overflow_checks: bool,
     /// Rustup toolchain that compiled it.
     pub(crate) toolchain: String,
+    /// The crate-wide fast math (a line of the manifest only when it is on, so that manifests
+    /// written before the setting existed still read as off).
+    pub(crate) fast_math: FastMath,
     /// Package-relative paths (with `/`) of the sources the device build read, with their hash.
     pub(crate) sources: Vec<(String, String)>,
     /// File names of the products in the variant directory, with their hash.
@@ -88,6 +93,9 @@ impl Manifest {
         let _ = writeln!(s, "arch = {}", self.arch);
         let _ = writeln!(s, "overflow-checks = {}", self.overflow_checks);
         let _ = writeln!(s, "toolchain = {}", self.toolchain);
+        if !self.fast_math.is_off() {
+            let _ = writeln!(s, "fast-math = {}", self.fast_math);
+        }
         for (path, hash) in &self.sources {
             let _ = writeln!(s, "source {hash} {path}");
         }
@@ -111,6 +119,7 @@ impl Manifest {
             arch: String::new(),
             overflow_checks: false,
             toolchain: String::new(),
+            fast_math: FastMath::OFF,
             sources: Vec::new(),
             products: Vec::new(),
         };
@@ -141,6 +150,7 @@ impl Manifest {
                 "arch" => m.arch = value,
                 "overflow-checks" => m.overflow_checks = value == "true",
                 "toolchain" => m.toolchain = value,
+                "fast-math" => m.fast_math = FastMath::parse(&value).map_err(|_| bad(line))?,
                 _ => return Err(bad(line)),
             }
         }
@@ -193,6 +203,11 @@ pub(crate) fn differences(
         &expected.overflow_checks.to_string(),
     );
     field("toolchain", &packaged.toolchain, &expected.toolchain);
+    field(
+        "fast math",
+        &packaged.fast_math.to_string(),
+        &expected.fast_math.to_string(),
+    );
     if packaged.sources.is_empty() {
         out.push("the manifest lists no sources".to_owned());
     }
@@ -238,6 +253,7 @@ fn expected(config: &Config, outer: &Outer) -> Manifest {
         arch: config.arch.clone(),
         overflow_checks: outer.overflow_checks,
         toolchain: config.toolchain.clone(),
+        fast_math: config.fast_math.0,
         sources: Vec::new(),
         products: Vec::new(),
     }
@@ -503,6 +519,7 @@ mod tests {
             arch: "sm_70".into(),
             overflow_checks: true,
             toolchain: "nightly-2026-05-20".into(),
+            fast_math: FastMath::OFF,
             sources: Vec::new(),
             products: Vec::new(),
         }
@@ -550,6 +567,14 @@ mod tests {
         // And the manifest survives being written and read back.
         let back = Manifest::parse(&m.render(), Path::new("manifest.txt")).unwrap();
         assert_eq!(back, m);
+        // Fast math is a line only when it is on.
+        assert!(!m.render().contains("fast-math"));
+        let fast = Manifest {
+            fast_math: FastMath::ALL,
+            ..m
+        };
+        let back = Manifest::parse(&fast.render(), Path::new("manifest.txt")).unwrap();
+        assert_eq!(back, fast);
     }
 
     #[test]
@@ -585,6 +610,7 @@ mod tests {
         let newer = Manifest {
             builder: "0.2.0".into(),
             toolchain: "nightly".into(),
+            fast_math: FastMath::CONTRACT,
             ..current()
         };
         let d = differences(&m, &newer, reader(&s), reader(&p));
@@ -593,6 +619,7 @@ mod tests {
             [
                 "nvptx-builder version: packaged 0.1.0, this build 0.2.0",
                 "toolchain: packaged nightly-2026-05-20, this build nightly",
+                "fast math: packaged off, this build contract",
             ]
         );
     }

@@ -94,6 +94,7 @@ mod tests {
             cubin_archs: (vec![arch.to_owned()], Origin::Default),
             ptxas: crate::config::PtxasChoice::Search,
             ptxas_report: false,
+            fast_math: (crate::FastMath::OFF, Origin::Default),
         }
     }
 

@@ -71,6 +71,7 @@ pub use {
     launch::config::LaunchConfig,
     launch::inspect::InspectKernel,
     vocabulary::error::{Error, LaunchError, Result},
+    vocabulary::fast_math::FastMath,
     vocabulary::fault::{
         SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
     },

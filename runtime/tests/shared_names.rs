@@ -4,7 +4,8 @@
 //! checks that the copy agrees with the definition.
 
 use nvptx_builder::{
-    BINARIES_FILE_NAME, CONSTANT_SECTION, PTX_FILE_NAME, PTXAS_REPORT_FILE_NAME, SHARED_SECTION,
+    BINARIES_FILE_NAME, CONSTANT_SECTION, FAST_MATH_NAMES, FAST_MATH_SECTION, PTX_FILE_NAME,
+    PTX_NOTE_PREFIX, PTXAS_REPORT_FILE_NAME, SHARED_SECTION,
 };
 
 /// A source file of the workspace, read from the runtime's folder.
@@ -61,4 +62,36 @@ fn the_printf_macro_sizes_conversions_as_the_device_library_does() {
         printf.contains(&expected),
         "macros/src/printf.rs must define `{expected}` (ferrocuda_device::print::MAX_CONVERSION_LEN)"
     );
+}
+
+#[test]
+fn fast_math_markers_notes_and_names_are_the_builders() {
+    let markers = source("macros/src/kernel/expand/fast_math.rs");
+    let expected = format!("FAST_MATH_SECTION: &str = \"{FAST_MATH_SECTION}\"");
+    assert!(
+        markers.contains(&expected),
+        "macros/src/kernel/expand/fast_math.rs must define `{expected}` \
+         (nvptx_builder::FAST_MATH_SECTION), where the link step looks for its markers"
+    );
+    let expected = format!("PTX_NOTE_PREFIX: &str = \"{PTX_NOTE_PREFIX}\"");
+    assert!(
+        source("runtime/src/vocabulary/fast_math.rs").contains(&expected),
+        "runtime/src/vocabulary/fast_math.rs must define `{expected}` \
+         (nvptx_builder::PTX_NOTE_PREFIX), the note the link step writes"
+    );
+    // `#[kernel(fast_math(approx_div))]` writes `approx-div`, which the builder reads, and the
+    // runtime reads the note's spelling back.
+    let attr = source("macros/src/kernel/attr.rs");
+    let runtime = source("runtime/src/vocabulary/fast_math.rs");
+    for name in FAST_MATH_NAMES {
+        let pair = format!("(\"{}\", \"{name}\")", name.replace('-', "_"));
+        assert!(
+            attr.contains(&pair),
+            "macros/src/kernel/attr.rs must map {pair}"
+        );
+        assert!(
+            runtime.contains(&format!("\"{name}\" => ")),
+            "runtime/src/vocabulary/fast_math.rs must read {name:?}"
+        );
+    }
 }

@@ -76,7 +76,8 @@ readme_names! {
         ldmatrix_x1, ldmatrix_x2, ldmatrix_x4, ldmatrix_x1_trans, ldmatrix_x2_trans,
         ldmatrix_x4_trans,
         // math approximations
-        fast_sin, fast_cos, fast_exp2, fast_log2, fast_exp, fast_tanh, fast_rsqrt,
+        fast_sin, fast_cos, fast_exp2, fast_log2, fast_exp, fast_tanh, fast_rsqrt, fast_sqrt,
+        fast_div,
         // printing, constant memory, matrices, generics, structs
         gpu_println, gpu_print, constant, Matrix, MatrixMut, kernel, launch, DeviceCopy,
         // tensor cores
@@ -125,8 +126,9 @@ const NOT_API: &[&str] = &[
     "Copy", "core", "no_std",
     // Crates, and Numba's and CUDA's names (`cuda.grid`; CUDA's `rsqrtf` is `fast_rsqrt`).
     "libm", "num", "traits", "cuda", "rsqrtf", "__sinf", "__cosf", "__log2f", "__expf",
-    // `#[kernel(instances(...))]`.
-    "instances",
+    "__fdividef", "approx", "fma", "rn",
+    // `#[kernel(instances(...))]` and `#[kernel(fast_math(...))]`.
+    "instances", "fast_math", "contract", "approx_div", "approx_sqrt",
 ];
 
 /// The rows of the README's device-API table: the table after the "## The kernel language"

@@ -13,7 +13,17 @@ pub struct Options {
     /// `large_buffers`: slices may have more than `u32::MAX` elements, so the entry keeps
     /// 64-bit lengths instead of telling the compiler they fit in 32 bits.
     pub large_buffers: bool,
+    /// `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`: the relaxations the kernel
+    /// allows, spelled as nvptx-builder reads them (`contract`, `approx-div`, `approx-sqrt`).
+    pub fast_math: Option<Vec<&'static str>>,
 }
+
+/// The arguments of `fast_math(...)`: the attribute's spelling and nvptx-builder's.
+const FAST_MATH_OPTIONS: [(&str, &str); 3] = [
+    ("contract", "contract"),
+    ("approx_div", "approx-div"),
+    ("approx_sqrt", "approx-sqrt"),
+];
 
 pub fn parse(attr: TokenStream) -> Result<Options> {
     let mut options = Options::default();
@@ -50,13 +60,93 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
                 instances,
             ));
             Ok(())
+        } else if meta.path.is_ident("fast_math") {
+            if options.fast_math.is_some() {
+                return Err(meta.error("`fast_math` is given twice"));
+            }
+            options.fast_math = Some(fast_math(&meta)?);
+            Ok(())
         } else {
             Err(Error::new_spanned(
                 &meta.path,
-                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, and `large_buffers` for slices of more than u32::MAX elements",
+                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, `large_buffers` for slices of more than u32::MAX elements, and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
             ))
         }
     });
     parser.parse2(attr)?;
     Ok(options)
+}
+
+/// `fast_math` alone (contraction) or `fast_math(contract, approx_div, approx_sqrt)` (any of
+/// them, at least one).
+fn fast_math(meta: &syn::meta::ParseNestedMeta<'_>) -> Result<Vec<&'static str>> {
+    if meta.input.is_empty() || meta.input.peek(Token![,]) {
+        return Ok(vec!["contract"]);
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    if content.is_empty() {
+        return Err(meta.error(
+            "`fast_math()` needs at least one option, e.g. `fast_math(contract)`; `fast_math` alone means `fast_math(contract)`",
+        ));
+    }
+    let mut chosen = Vec::new();
+    for path in Punctuated::<syn::Path, Token![,]>::parse_terminated(&content)? {
+        let known = FAST_MATH_OPTIONS
+            .iter()
+            .find(|(attribute, _)| path.is_ident(attribute));
+        match known {
+            Some((_, builder)) if !chosen.contains(builder) => chosen.push(*builder),
+            Some(_) => {
+                return Err(Error::new_spanned(
+                    &path,
+                    "this fast_math option is given twice",
+                ));
+            }
+            None => {
+                return Err(Error::new_spanned(
+                    &path,
+                    "unknown fast_math option; the options are `contract` (fuse multiply-adds), `approx_div` and `approx_sqrt` (approximate f32 division and square root)",
+                ));
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// `runtime/tests/shared_names.rs` checks the builder's side of the spelling.
+    #[test]
+    fn fast_math_spellings_differ_by_the_dash() {
+        for (attribute, builder) in FAST_MATH_OPTIONS {
+            assert_eq!(attribute.replace('_', "-"), builder);
+        }
+    }
+
+    #[test]
+    fn fast_math_forms() {
+        let flags = |attr: TokenStream| parse(attr).map(|o| o.fast_math);
+        assert_eq!(flags(quote!()).unwrap(), None);
+        assert_eq!(flags(quote!(fast_math)).unwrap(), Some(vec!["contract"]));
+        assert_eq!(
+            flags(quote!(fast_math, instances(f32))).unwrap(),
+            Some(vec!["contract"])
+        );
+        assert_eq!(
+            flags(quote!(fast_math(approx_sqrt, contract))).unwrap(),
+            Some(vec!["approx-sqrt", "contract"])
+        );
+        for bad in [
+            quote!(fast_math(fused)),
+            quote!(fast_math()),
+            quote!(fast_math(contract, contract)),
+            quote!(fast_math, fast_math),
+        ] {
+            assert!(flags(bad.clone()).is_err(), "{bad}");
+        }
+    }
 }

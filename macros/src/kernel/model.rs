@@ -32,6 +32,9 @@ pub struct Kernel {
     /// `#[kernel(large_buffers)]`: slices may exceed `u32::MAX` elements, so the entry does
     /// not narrow their lengths and the launch does not reject them.
     pub large_buffers: bool,
+    /// `#[kernel(fast_math(...))]`: what the kernel relaxes, in nvptx-builder's spelling
+    /// (`contract`, `approx-div`, `approx-sqrt`); empty when it does not opt in.
+    pub fast_math: Vec<&'static str>,
 }
 
 impl Kernel {

@@ -64,6 +64,7 @@ pub fn kernel(func: ItemFn, options: &Options) -> Kernel {
         params,
         body: func.block,
         large_buffers: options.large_buffers,
+        fast_math: options.fast_math.clone().unwrap_or_default(),
     }
 }
 

@@ -1,11 +1,12 @@
 //! [`InspectKernel`]: questions about a compiled kernel on a device — its attributes
-//! (registers, local, shared and constant memory, spills, the largest block), its PTX, its
-//! occupancy at a block size, and the block size with the best occupancy — asked through any
-//! kernel handle (`vecadd.attributes(&device)`), like CuPy's `RawKernel.attributes`, Numba's
+//! (registers, local, shared and constant memory, spills, the largest block), its PTX, the fast
+//! math it was built with, its occupancy at a block size, and the block size with the best
+//! occupancy — asked through any kernel handle (`vecadd.attributes(&device)`), like CuPy's `RawKernel.attributes`, Numba's
 //! `inspect_asm` and `get_max_potential_block_size`.
 
 use crate::handles::device::Device;
 use crate::vocabulary::error::{Error, LaunchError, Result};
+use crate::vocabulary::fast_math::{FastMath, fast_math_of};
 use crate::vocabulary::kernel::Kernel;
 use crate::vocabulary::kernel_attributes::KernelAttributes;
 use crate::vocabulary::occupancy::Occupancy;
@@ -39,6 +40,14 @@ pub trait InspectKernel: Kernel {
             module: info.module.crate_name,
             message: format!("the PTX has no `.entry {}`", info.name),
         })
+    }
+
+    /// The fast math the kernel's PTX was built with (`#[kernel(fast_math(...))]`, or the
+    /// crate's `FERROCUDA_FAST_MATH` / `Builder::fast_math`); off by default. The simulator
+    /// computes every operation IEEE-rounded whatever it says.
+    fn fast_math(&self) -> FastMath {
+        let info = Self::info();
+        fast_math_of(info.module.ptx, info.name)
     }
 
     /// The PTX of the whole module the kernel is in (every kernel of its crate).

@@ -1,7 +1,8 @@
 //! The vocabulary layer: the words every other layer speaks, with no behaviour that needs a
 //! device. Errors ([`error`], [`fault`], [`panic_report`]), what a device is and allows
 //! ([`limits`]), what a kernel is ([`kernel`]) and uses ([`kernel_attributes`], read from the
-//! build's [`ptxas_report`] or the driver; its PTX text through [`ptx_entry`]), how many of its
+//! build's [`ptxas_report`] or the driver; its PTX text through [`ptx_entry`]; the fast math it
+//! was built with, [`fast_math`]), how many of its
 //! blocks fit on a multiprocessor ([`occupancy`]), the shape of a launch and its validation
 //! ([`shape`]), and the bytes of its parameters ([`params`]).
 //!
@@ -10,6 +11,7 @@
 pub(crate) mod context_loss;
 pub(crate) mod driver_requirement;
 pub(crate) mod error;
+pub(crate) mod fast_math;
 pub(crate) mod fault;
 pub(crate) mod index_range;
 pub(crate) mod kernel;

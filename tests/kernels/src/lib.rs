@@ -14,6 +14,7 @@ pub mod busy;
 pub mod check_faults;
 pub mod context_faults;
 pub mod device_api;
+pub mod fast_math;
 pub mod faults;
 pub mod half;
 pub mod index_narrowing;

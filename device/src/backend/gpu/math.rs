@@ -115,3 +115,24 @@ pub(crate) fn fast_tanh(x: f32) -> f32 {
 pub(crate) fn fast_rsqrt(x: f32) -> f32 {
     approx!("rsqrt.approx.ftz.f32", x)
 }
+
+#[inline(always)]
+pub(crate) fn fast_sqrt(x: f32) -> f32 {
+    approx!("sqrt.approx.f32", x)
+}
+
+#[inline(always)]
+pub(crate) fn fast_div(x: f32, y: f32) -> f32 {
+    let q: f32;
+    // SAFETY: a pure arithmetic instruction on registers (`pure, nomem, nostack`).
+    unsafe {
+        core::arch::asm!(
+            "div.approx.f32 {q}, {x}, {y};",
+            q = out(reg32) q,
+            x = in(reg32) x,
+            y = in(reg32) y,
+            options(pure, nomem, nostack)
+        );
+    }
+    q
+}

@@ -74,3 +74,13 @@ pub(crate) fn fast_tanh(x: f32) -> f32 {
 pub(crate) fn fast_rsqrt(x: f32) -> f32 {
     1.0 / x.sqrt()
 }
+
+#[inline]
+pub(crate) fn fast_sqrt(x: f32) -> f32 {
+    x.sqrt()
+}
+
+#[inline]
+pub(crate) fn fast_div(x: f32, y: f32) -> f32 {
+    x / y
+}

@@ -5,6 +5,7 @@
 mod checks;
 mod device;
 pub mod fallback;
+mod fast_math;
 mod launcher;
 mod simulator;
 
@@ -27,9 +28,11 @@ pub fn expand(kernel: &Kernel) -> TokenStream {
         .iter()
         .map(|inst| host_instance(kernel, inst));
     let checks = checks::param_types(kernel);
+    let fast_math = fast_math::markers(kernel);
     quote! {
         #body_fn
         #(#entries)*
+        #fast_math
         #handle
         #(#host)*
         #checks

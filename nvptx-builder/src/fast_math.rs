@@ -1,0 +1,744 @@
+//! Opt-in fast math: LLVM fast-math flags added at link time, per kernel crate or per kernel.
+//!
+//! Off by default: rustc gives floating-point operations no fast-math flags, so every `a * b + c`
+//! is a multiply and an add, each rounded (`mul.rn.f32`, `add.rn.f32`), bit for bit what the
+//! simulator computes. [`FastMath`] turns on, each on its own:
+//!
+//! * `contract`: `contract` on every `fmul`, `fadd`, `fsub` and `fneg`, which lets `llc` fuse a
+//!   multiply and the add or subtract that uses it into one `fma.rn` (one rounding instead of
+//!   two), as nvcc does by default (`--fmad=true`);
+//! * `approx-div`: `afn` on every `f32` division, which `llc` lowers to `div.approx.f32`
+//!   (at most 2 ulp of error for divisors of magnitude in [2^-126, 2^126]; beyond that the
+//!   quotient is 0) instead of the IEEE-rounded `div.rn.f32` (nvcc's `--prec-div=false`);
+//! * `approx-sqrt`: `afn` on every `f32` square root, lowered to `sqrt.approx.f32` instead of
+//!   `sqrt.rn.f32` (nvcc's `--prec-sqrt=false`).
+//!
+//! The crate-wide setting ([`crate::Builder::fast_math`], [`FAST_MATH_ENV`]) reaches the linker
+//! as the argument [`LINK_ARG`]. A kernel opts in alone with `#[kernel(fast_math)]`: the macro
+//! leaves a marker static in the section [`FAST_MATH_SECTION`] whose bytes are
+//! `<entry symbol>=<flags>` (the spelling of [`FastMath::parse`]); [`apply`] reads and removes
+//! the markers.
+//!
+//! The flags are added after `opt` has inlined everything it inlines, to the instructions of
+//! each entry function that opted in (its own body and what was inlined into it), of each
+//! function left out of line that only such kernels call (directly or through other functions,
+//! with what all of them allow), and, with the crate-wide setting, of every function. A function
+//! that another kernel also calls, or whose address is taken, keeps the crate-wide setting. Nothing changes when no flag is on and no kernel opted in:
+//! the module goes to `llc` exactly as before.
+
+use crate::error::{Error, Result};
+use crate::ir_syntax::{GlobalLine, split_top_level, symbol_name};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+/// Environment variable that sets the crate-wide fast math: `off` (or `0`), or a
+/// comma-separated list of `contract`, `approx-div`, `approx-sqrt` (`all` for the three).
+pub const FAST_MATH_ENV: &str = "FERROCUDA_FAST_MATH";
+
+/// Link section of the markers `#[kernel(fast_math)]` leaves for the linker.
+///
+/// The `#[kernel]` macro repeats this text; a test there compares it with this constant.
+pub const FAST_MATH_SECTION: &str = ".ferrocuda.fast_math";
+
+/// The linker argument that carries the crate-wide setting to linker mode.
+pub(crate) const LINK_ARG: &str = "--nvptx-builder-fast-math";
+
+/// Which fast-math relaxations a crate or a kernel allows; all off by default
+/// ([`FastMath::OFF`]).
+///
+/// ```no_run
+/// // build.rs: every kernel of the crate may fuse multiply-adds.
+/// fn main() {
+///     nvptx_builder::Builder::new()
+///         .fast_math(nvptx_builder::FastMath::CONTRACT)
+///         .build()
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct FastMath {
+    /// Fuse a multiply and a dependent add or subtract into one `fma.rn` (LLVM's `contract`).
+    pub contract: bool,
+    /// `f32` division as `div.approx.f32` (LLVM's `afn` on `fdiv float`).
+    pub approx_div: bool,
+    /// `f32` square root as `sqrt.approx.f32` (LLVM's `afn` on `llvm.sqrt.f32`).
+    pub approx_sqrt: bool,
+}
+
+/// The names of the relaxations, as [`FastMath::parse`] reads them, in order.
+pub const FAST_MATH_NAMES: [&str; 3] = ["contract", "approx-div", "approx-sqrt"];
+
+impl FastMath {
+    /// Nothing relaxed: IEEE-rounded operations, bit for bit the simulator's (the default).
+    pub const OFF: FastMath = FastMath {
+        contract: false,
+        approx_div: false,
+        approx_sqrt: false,
+    };
+
+    /// Multiply-add contraction only, nvcc's default (`--fmad=true`).
+    pub const CONTRACT: FastMath = FastMath {
+        contract: true,
+        approx_div: false,
+        approx_sqrt: false,
+    };
+
+    /// Contraction, approximate division and approximate square root.
+    pub const ALL: FastMath = FastMath {
+        contract: true,
+        approx_div: true,
+        approx_sqrt: true,
+    };
+
+    /// Whether nothing is relaxed.
+    pub fn is_off(self) -> bool {
+        self == FastMath::OFF
+    }
+
+    /// Reads `off`, `0`, `all` or a comma-separated list of [`FAST_MATH_NAMES`]
+    /// (`contract,approx-div`); an unknown name is an error that lists the known ones.
+    pub fn parse(text: &str) -> std::result::Result<FastMath, String> {
+        let text = text.trim();
+        match text.to_ascii_lowercase().as_str() {
+            "off" | "0" | "none" | "" => return Ok(FastMath::OFF),
+            "all" => return Ok(FastMath::ALL),
+            _ => {}
+        }
+        let mut out = FastMath::OFF;
+        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "contract" => out.contract = true,
+                "approx-div" => out.approx_div = true,
+                "approx-sqrt" => out.approx_sqrt = true,
+                other => {
+                    return Err(format!(
+                        "unknown fast-math option {other:?}: expected `off`, `all` or a \
+                         comma-separated list of {}",
+                        FAST_MATH_NAMES.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The union of two settings.
+    pub fn union(self, other: FastMath) -> FastMath {
+        FastMath {
+            contract: self.contract || other.contract,
+            approx_div: self.approx_div || other.approx_div,
+            approx_sqrt: self.approx_sqrt || other.approx_sqrt,
+        }
+    }
+}
+
+impl fmt::Display for FastMath {
+    /// `off`, or the comma-separated names of what is on (what [`FastMath::parse`] reads).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let on = [self.contract, self.approx_div, self.approx_sqrt];
+        let names: Vec<&str> = FAST_MATH_NAMES
+            .iter()
+            .zip(on)
+            .filter_map(|(name, on)| on.then_some(*name))
+            .collect();
+        if names.is_empty() {
+            f.write_str("off")
+        } else {
+            f.write_str(&names.join(","))
+        }
+    }
+}
+
+/// What [`apply`] did: the rewritten module and each entry's setting (crate-wide included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Applied {
+    /// The module text with the flags added and the markers removed.
+    pub(crate) text: String,
+    /// The fast math of each kernel entry that has any, by symbol, sorted.
+    pub(crate) kernels: Vec<(String, FastMath)>,
+}
+
+/// Adds the fast-math flags to the optimised module `ir` (text of `llvm-dis`): `crate_wide` to
+/// every function, each marker's flags to its entry. `None` when nothing is on and there is no
+/// marker (the module is used unchanged).
+pub(crate) fn apply(ir: &str, crate_wide: FastMath) -> Result<Option<Applied>> {
+    let markers = markers(ir)?;
+    if crate_wide.is_off() && markers.is_empty() {
+        return Ok(None);
+    }
+    let per_kernel: HashMap<&str, FastMath> = markers
+        .iter()
+        .map(|m| (m.kernel.as_str(), m.flags))
+        .collect();
+    let marker_names: Vec<&str> = markers.iter().map(|m| m.global.as_str()).collect();
+    let functions = function_flags(ir, crate_wide, &per_kernel);
+    let mut text = String::with_capacity(ir.len() + ir.len() / 16);
+    let mut kernels: Vec<(String, FastMath)> = Vec::new();
+    // The flags of the function being copied, `None` outside a function body.
+    let mut current: Option<FastMath> = None;
+    for line in ir.lines() {
+        if line.starts_with('@') {
+            match GlobalLine::parse(line) {
+                Some(g) if marker_names.contains(&g.name) => continue,
+                Some(g) if g.name == "llvm.used" || g.name == "llvm.compiler.used" => {
+                    if let Some(kept) = without_markers(&g, &marker_names) {
+                        text.push_str(&kept);
+                        text.push('\n');
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        if let Some(name) = defined_function(line) {
+            let flags = functions.get(&name).copied().unwrap_or(crate_wide);
+            if line.contains("ptx_kernel") && !flags.is_off() {
+                kernels.push((name, flags));
+            }
+            current = Some(flags);
+        } else if line.starts_with('}') {
+            current = None;
+        } else if let Some(flags) = current
+            && let Some(flagged) = flag_instruction(line, flags)
+        {
+            text.push_str(&flagged);
+            text.push('\n');
+            continue;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    for m in &markers {
+        if !kernels.iter().any(|(k, _)| *k == m.kernel) {
+            return Err(Error::new(format!(
+                "#[kernel(fast_math)] marks the kernel `{}`, but the module has no entry of that \
+                 name",
+                m.kernel
+            )));
+        }
+    }
+    kernels.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Some(Applied { text, kernels }))
+}
+
+/// What starts the PTX comment line naming a kernel built with fast math:
+/// `// ferrocuda fast math: <entry symbol> <flags>`, one line per kernel before `.version`.
+///
+/// The runtime's `InspectKernel::fast_math` reads these lines; it repeats this text, and a test
+/// there compares it with this constant.
+pub const PTX_NOTE_PREFIX: &str = "// ferrocuda fast math: ";
+
+/// `ptx` with a [`PTX_NOTE_PREFIX`] line for each of `kernels` before its `.version` line (at
+/// the end of the leading comments when it has none).
+pub(crate) fn ptx_note(ptx: &str, kernels: &[(String, FastMath)]) -> String {
+    let mut note = String::new();
+    for (kernel, flags) in kernels {
+        note.push_str(&format!("{PTX_NOTE_PREFIX}{kernel} {flags}\n"));
+    }
+    let at = ptx.find("\n.version").map_or(0, |i| i + 1);
+    format!("{}{note}{}", &ptx[..at], &ptx[at..])
+}
+
+/// The flags of every defined function: a kernel's are the crate's and its marker's; another
+/// function's are the crate's plus what every function that calls it allows (the greatest fixed
+/// point, so that recursion keeps them), so that a helper `opt` did not inline gets a kernel's
+/// flags only when no other caller can reach it. A function whose address is taken (it may be
+/// called from anywhere) or that nothing calls keeps the crate's.
+fn function_flags(
+    ir: &str,
+    crate_wide: FastMath,
+    per_kernel: &HashMap<&str, FastMath>,
+) -> HashMap<String, FastMath> {
+    // Each defined function: whether it is a kernel, and who calls it.
+    let mut defined: Vec<(String, bool)> = Vec::new();
+    let mut callers: HashMap<String, Vec<String>> = HashMap::new();
+    let mut escaping: HashSet<String> = HashSet::new();
+    let mut current: Option<String> = None;
+    for line in ir.lines() {
+        if let Some(name) = defined_function(line) {
+            defined.push((name.clone(), line.contains("ptx_kernel")));
+            current = Some(name);
+            continue;
+        }
+        if line.starts_with('}') {
+            current = None;
+            continue;
+        }
+        for (callee, is_call) in function_references(line) {
+            match (&current, is_call) {
+                (Some(caller), true) => callers.entry(callee).or_default().push(caller.clone()),
+                _ => {
+                    escaping.insert(callee);
+                }
+            }
+        }
+    }
+    let mut flags: HashMap<String, FastMath> = HashMap::new();
+    for (name, kernel) in &defined {
+        let own = if *kernel {
+            crate_wide.union(per_kernel.get(name.as_str()).copied().unwrap_or_default())
+        } else if callers.contains_key(name) && !escaping.contains(name) {
+            FastMath::ALL
+        } else {
+            crate_wide
+        };
+        flags.insert(name.clone(), own);
+    }
+    // Lower each helper to what all its callers allow until nothing changes.
+    loop {
+        let mut changed = false;
+        for (name, kernel) in &defined {
+            if *kernel || escaping.contains(name) {
+                continue;
+            }
+            let Some(calls) = callers.get(name) else {
+                continue;
+            };
+            let mut allowed = FastMath::ALL;
+            for caller in calls {
+                let theirs = flags.get(caller).copied().unwrap_or(crate_wide);
+                allowed = FastMath {
+                    contract: allowed.contract && theirs.contract,
+                    approx_div: allowed.approx_div && theirs.approx_div,
+                    approx_sqrt: allowed.approx_sqrt && theirs.approx_sqrt,
+                };
+            }
+            let new = crate_wide.union(allowed);
+            if flags.get(name) != Some(&new) {
+                flags.insert(name.clone(), new);
+                changed = true;
+            }
+        }
+        if !changed {
+            return flags;
+        }
+    }
+}
+
+/// The global names `line` mentions, each with whether it is the callee of a `call` in it.
+fn function_references(line: &str) -> Vec<(String, bool)> {
+    let b = line.as_bytes();
+    let callee_at = line
+        .find(" call ")
+        .and_then(|c| line[c..].find(" @").map(|a| c + a + 2));
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' if i == 0 || b[i - 1] != b'@' => i = crate::ir_syntax::skip_string(b, i),
+            b';' => break,
+            b'@' => {
+                let len = crate::ir_syntax::name_len(&line[i + 1..]);
+                if len > 0 {
+                    let name = symbol_name(&line[i + 1..i + 1 + len]);
+                    out.push((name, callee_at == Some(i + 1)));
+                }
+                i += 1 + len;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// One `#[kernel(fast_math)]` marker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Marker {
+    /// The marker global's name as written in the IR.
+    global: String,
+    /// The entry symbol it names.
+    kernel: String,
+    /// What the kernel allows.
+    flags: FastMath,
+}
+
+/// The markers of the module: globals in [`FAST_MATH_SECTION`] holding `<symbol>=<flags>`.
+fn markers(ir: &str) -> Result<Vec<Marker>> {
+    let section = format!("section \"{FAST_MATH_SECTION}\"");
+    let mut out = Vec::new();
+    for line in ir
+        .lines()
+        .filter(|l| l.starts_with('@') && l.contains(&section))
+    {
+        let bad = |why: &str| {
+            Error::new(format!(
+                "cannot read a #[kernel(fast_math)] marker ({why}):\n{line}"
+            ))
+        };
+        let g = GlobalLine::parse(line).ok_or_else(|| bad("not a global definition"))?;
+        let init = g.init.ok_or_else(|| bad("no initializer"))?;
+        // `c"..."`, possibly inside rustc's packed struct `<{ [N x i8] c"..." }>`.
+        let bytes = init
+            .split_once("c\"")
+            .and_then(|(_, s)| s.split_once('"'))
+            .map(|(bytes, _)| bytes)
+            .ok_or_else(|| bad("not a byte string"))?;
+        // `symbol_name` undoes LLVM's `\XX` escapes of a quoted string.
+        let content = symbol_name(&format!("\"{bytes}\""));
+        let (kernel, flags) = content
+            .split_once('=')
+            .ok_or_else(|| bad("no `=` between the kernel and its flags"))?;
+        let flags = FastMath::parse(flags).map_err(|e| bad(&e))?;
+        out.push(Marker {
+            global: g.name.to_owned(),
+            kernel: kernel.to_owned(),
+            flags,
+        });
+    }
+    Ok(out)
+}
+
+/// An `@llvm.used`-style list without the markers; `None` when nothing is left.
+fn without_markers(g: &GlobalLine<'_>, markers: &[&str]) -> Option<String> {
+    let init = g.init.unwrap_or("").trim();
+    let inner = init
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .unwrap_or(init);
+    let kept: Vec<&str> = split_top_level(inner)
+        .into_iter()
+        .filter(|item| {
+            let name = item.trim().rsplit_once('@').map_or("", |(_, n)| n);
+            !item.is_empty() && !markers.contains(&name)
+        })
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    let elem =
+        g.ty.trim_start_matches('[')
+            .trim_end_matches(']')
+            .split_once(" x ")
+            .map_or("ptr", |(_, t)| t.trim());
+    let mut line = format!(
+        "@{} = {} {} [{} x {elem}] [{}]",
+        g.name,
+        g.prefix.join(" "),
+        g.keyword,
+        kept.len(),
+        kept.join(", ")
+    );
+    for attr in &g.attrs {
+        line.push_str(", ");
+        line.push_str(attr);
+    }
+    Some(line)
+}
+
+/// The symbol of the function a `define` line opens.
+fn defined_function(line: &str) -> Option<String> {
+    if !line.starts_with("define ") {
+        return None;
+    }
+    let at = line.find(" @")? + 2;
+    let rest = &line[at..];
+    let len = crate::ir_syntax::name_len(rest);
+    (len > 0).then(|| symbol_name(&rest[..len]))
+}
+
+/// The LLVM fast-math flag keywords (an instruction may already carry some).
+const LLVM_FLAGS: [&str; 8] = [
+    "fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc",
+];
+
+/// `line` with the flags `flags` asks for added, or `None` when it is not an instruction they
+/// concern (or already has them).
+fn flag_instruction(line: &str, flags: FastMath) -> Option<String> {
+    let (lhs, rhs) = line.split_once(" = ")?;
+    if !lhs.trim_start().starts_with('%') {
+        return None;
+    }
+    let (opcode, rest) = rhs.split_once(' ')?;
+    let (wanted, after_flags) = match opcode {
+        "fmul" | "fadd" | "fsub" | "fneg" if flags.contract => ("contract", rest),
+        "fdiv" if flags.approx_div && operand_type(rest) == "float" => ("afn", rest),
+        "call" | "tail" | "notail" if flags.approx_sqrt && rest.contains("@llvm.sqrt.f32(") => {
+            let rest = rest.strip_prefix("call ").unwrap_or(rest);
+            ("afn", rest)
+        }
+        _ => return None,
+    };
+    if existing_flags(after_flags).any(|f| f == wanted || f == "fast") {
+        return None;
+    }
+    // Insert right after the opcode (`call` for a call), before any existing flag.
+    let head_len = line.len() - after_flags.len();
+    Some(format!(
+        "{}{wanted} {}",
+        &line[..head_len],
+        &line[head_len..]
+    ))
+}
+
+/// The fast-math flag keywords at the start of `rest`.
+fn existing_flags(rest: &str) -> impl Iterator<Item = &str> {
+    rest.split(' ').take_while(|t| LLVM_FLAGS.contains(t))
+}
+
+/// The operand type after an instruction's flags (`float` in `fdiv nnan float %a, %b`).
+fn operand_type(rest: &str) -> &str {
+    rest.split(' ')
+        .find(|t| !LLVM_FLAGS.contains(t))
+        .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_display_round_trip() {
+        assert_eq!(FastMath::parse("off"), Ok(FastMath::OFF));
+        assert_eq!(FastMath::parse(" 0 "), Ok(FastMath::OFF));
+        assert_eq!(FastMath::parse("contract"), Ok(FastMath::CONTRACT));
+        assert_eq!(FastMath::parse("all"), Ok(FastMath::ALL));
+        assert_eq!(
+            FastMath::parse("approx-sqrt, contract"),
+            Ok(FastMath {
+                contract: true,
+                approx_div: false,
+                approx_sqrt: true
+            })
+        );
+        for f in [FastMath::OFF, FastMath::CONTRACT, FastMath::ALL] {
+            assert_eq!(FastMath::parse(&f.to_string()), Ok(f), "{f}");
+        }
+        assert_eq!(FastMath::ALL.to_string(), "contract,approx-div,approx-sqrt");
+        let e = FastMath::parse("contract,fma").unwrap_err();
+        assert!(e.contains("\"fma\"") && e.contains("approx-div"), "{e}");
+    }
+
+    #[test]
+    fn flags_the_instructions_each_option_concerns() {
+        let c = FastMath::CONTRACT;
+        assert_eq!(
+            flag_instruction("  %5 = fmul float %3, %4, !dbg !12", c).as_deref(),
+            Some("  %5 = fmul contract float %3, %4, !dbg !12")
+        );
+        assert_eq!(
+            flag_instruction("  %x = fadd nnan double %a, %b", c).as_deref(),
+            Some("  %x = fadd contract nnan double %a, %b")
+        );
+        assert_eq!(
+            flag_instruction("  %x = fsub <2 x half> %a, %b", c).as_deref(),
+            Some("  %x = fsub contract <2 x half> %a, %b")
+        );
+        // Already there, or not the option's instruction.
+        assert_eq!(flag_instruction("  %x = fadd fast float %a, %b", c), None);
+        assert_eq!(
+            flag_instruction("  %x = fmul contract float %a, %b", c),
+            None
+        );
+        assert_eq!(flag_instruction("  %x = fdiv float %a, %b", c), None);
+        assert_eq!(
+            flag_instruction("  %x = add i32 %a, %b", FastMath::ALL),
+            None
+        );
+        assert_eq!(
+            flag_instruction("  store float %a, ptr %p", FastMath::ALL),
+            None
+        );
+
+        let div = FastMath {
+            approx_div: true,
+            ..FastMath::OFF
+        };
+        assert_eq!(
+            flag_instruction("  %q = fdiv float %a, %b", div).as_deref(),
+            Some("  %q = fdiv afn float %a, %b")
+        );
+        // f64 has no approximate division instruction.
+        assert_eq!(flag_instruction("  %q = fdiv double %a, %b", div), None);
+        assert_eq!(flag_instruction("  %m = fmul float %a, %b", div), None);
+
+        let sqrt = FastMath {
+            approx_sqrt: true,
+            ..FastMath::OFF
+        };
+        assert_eq!(
+            flag_instruction("  %r = tail call float @llvm.sqrt.f32(float %x)", sqrt).as_deref(),
+            Some("  %r = tail call afn float @llvm.sqrt.f32(float %x)")
+        );
+        assert_eq!(
+            flag_instruction("  %r = call float @llvm.sqrt.f32(float %x), !dbg !3", sqrt)
+                .as_deref(),
+            Some("  %r = call afn float @llvm.sqrt.f32(float %x), !dbg !3")
+        );
+        assert_eq!(
+            flag_instruction("  %r = call double @llvm.sqrt.f64(double %x)", sqrt),
+            None
+        );
+        assert_eq!(
+            flag_instruction("  %r = call float @llvm.sqrt.f32(float %x)", div),
+            None
+        );
+    }
+
+    const MODULE: &str = r#"@marker = internal constant <{ [13 x i8] }> <{ [13 x i8] c"fast=contract" }>, section ".ferrocuda.fast_math", align 1
+@other = internal global [4 x i8] zeroinitializer
+@llvm.used = appending global [2 x ptr] [ptr @marker, ptr @other], section "llvm.metadata"
+
+define ptx_kernel void @fast(ptr %p, float %a, float %b) {
+start:
+  %m = fmul float %a, %b
+  %s = fadd float %m, %a
+  store float %s, ptr %p
+  ret void
+}
+
+define ptx_kernel void @plain(ptr %p, float %a, float %b) {
+start:
+  %m = fmul float %a, %b
+  %s = fadd float %m, %a
+  %q = fdiv float %s, %b
+  store float %q, ptr %p
+  ret void
+}
+"#;
+
+    #[test]
+    fn a_marked_kernel_alone_is_flagged_and_the_marker_goes() {
+        let applied = apply(MODULE, FastMath::OFF).unwrap().unwrap();
+        let t = &applied.text;
+        assert_eq!(
+            applied.kernels,
+            vec![("fast".to_owned(), FastMath::CONTRACT)]
+        );
+        assert!(!t.contains("@marker"), "{t}");
+        assert!(
+            t.contains(
+                "@llvm.used = appending global [1 x ptr] [ptr @other], section \"llvm.metadata\"\n"
+            ),
+            "{t}"
+        );
+        let (fast, plain) = t.split_once("@plain").unwrap();
+        assert!(fast.contains("%m = fmul contract float %a, %b"), "{t}");
+        assert!(fast.contains("%s = fadd contract float %m, %a"), "{t}");
+        assert!(!plain.contains("contract"), "{t}");
+    }
+
+    #[test]
+    fn a_helper_gets_the_flags_all_its_callers_allow() {
+        let module = r#"@marker = internal constant [13 x i8] c"fast=contract", section ".ferrocuda.fast_math"
+@table = internal constant [1 x ptr] [ptr @escapes]
+define internal float @only_fast(float %a) {
+  %m = fmul float %a, %a
+  %r = call float @recursive(float %m)
+  ret float %r
+}
+define internal float @recursive(float %a) {
+  %m = fmul float %a, %a
+  %r = tail call float @recursive(float %m)
+  ret float %r
+}
+define internal float @shared(float %a) {
+  %m = fmul float %a, %a
+  ret float %m
+}
+define internal float @escapes(float %a) {
+  %m = fmul float %a, %a
+  ret float %m
+}
+define ptx_kernel void @fast(ptr %p, float %a) {
+  %x = call float @only_fast(float %a)
+  %y = call float @shared(float %x)
+  %z = call float @escapes(float %y)
+  store float %z, ptr %p
+  ret void
+}
+define ptx_kernel void @plain(ptr %p, float %a) {
+  %y = call float @shared(float %a)
+  store float %y, ptr %p
+  ret void
+}
+"#;
+        let applied = apply(module, FastMath::OFF).unwrap().unwrap();
+        let body = |name: &str| {
+            let start = applied.text.find(&format!("@{name}(float %a) {{")).unwrap();
+            let rest = &applied.text[start..];
+            rest[..rest.find("\n}").unwrap()].to_owned()
+        };
+        assert!(
+            body("only_fast").contains("fmul contract"),
+            "{}",
+            applied.text
+        );
+        assert!(
+            body("recursive").contains("fmul contract"),
+            "{}",
+            applied.text
+        );
+        assert!(!body("shared").contains("contract"), "{}", applied.text);
+        assert!(!body("escapes").contains("contract"), "{}", applied.text);
+        assert_eq!(
+            applied.kernels,
+            vec![("fast".to_owned(), FastMath::CONTRACT)]
+        );
+    }
+
+    #[test]
+    fn references_tell_calls_from_other_uses() {
+        assert_eq!(
+            function_references("  %r = tail call float @f(float %a, ptr @g), !dbg !4"),
+            vec![("f".to_owned(), true), ("g".to_owned(), false)]
+        );
+        assert_eq!(
+            function_references("  call void @\"q u\"() ; @comment"),
+            vec![("q u".to_owned(), true)]
+        );
+        assert_eq!(
+            function_references("@t = constant [1 x ptr] [ptr @h]"),
+            vec![("t".to_owned(), false), ("h".to_owned(), false)]
+        );
+    }
+
+    #[test]
+    fn crate_wide_flags_every_function() {
+        let applied = apply(MODULE, FastMath::ALL).unwrap().unwrap();
+        let t = &applied.text;
+        assert_eq!(
+            applied.kernels,
+            vec![
+                ("fast".to_owned(), FastMath::ALL),
+                ("plain".to_owned(), FastMath::ALL)
+            ]
+        );
+        let plain = t.split_once("@plain").unwrap().1;
+        assert!(plain.contains("fmul contract float"), "{t}");
+        assert!(plain.contains("fdiv afn float %s, %b"), "{t}");
+    }
+
+    #[test]
+    fn the_ptx_names_each_fast_kernel_before_its_version() {
+        let ptx = "//\n// Generated by LLVM NVPTX Back-End\n//\n\n.version 7.0\n.target sm_70\n";
+        let noted = ptx_note(
+            ptx,
+            &[
+                ("a".to_owned(), FastMath::CONTRACT),
+                ("b".to_owned(), FastMath::ALL),
+            ],
+        );
+        assert_eq!(
+            noted,
+            "//\n// Generated by LLVM NVPTX Back-End\n//\n\n\
+             // ferrocuda fast math: a contract\n\
+             // ferrocuda fast math: b contract,approx-div,approx-sqrt\n\
+             .version 7.0\n.target sm_70\n"
+        );
+    }
+
+    #[test]
+    fn nothing_on_and_no_marker_leaves_the_module_alone() {
+        let module = MODULE.split_once("\n\n").unwrap().1;
+        assert_eq!(apply(module, FastMath::OFF).unwrap(), None);
+    }
+
+    #[test]
+    fn a_marker_for_a_missing_kernel_or_with_bad_flags_is_an_error() {
+        let missing = MODULE.replace("c\"fast=contract\"", "c\"gone=contract\"");
+        let e = apply(&missing, FastMath::OFF).unwrap_err();
+        assert!(e.message().contains("`gone`"), "{e:?}");
+        let bad = MODULE.replace("c\"fast=contract\"", "c\"fast=fused\"");
+        let e = apply(&bad, FastMath::OFF).unwrap_err();
+        assert!(e.message().contains("\"fused\""), "{e:?}");
+    }
+}

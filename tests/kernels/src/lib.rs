@@ -16,5 +16,6 @@ pub mod context_faults;
 pub mod device_api;
 pub mod faults;
 pub mod half;
+pub mod hopper;
 pub mod mma;
 pub mod simulator_promises;

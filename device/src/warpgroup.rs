@@ -31,7 +31,7 @@ struct RegisterCount<const N: u32>;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 impl<const N: u32> RegisterCount<N> {
     const VALID: () = assert!(
-        N >= 24 && N <= 256 && N % 8 == 0,
+        N >= 24 && N <= 256 && N.is_multiple_of(8),
         "setmaxnreg takes a multiple of 8 from 24 to 256"
     );
 }
@@ -42,7 +42,6 @@ impl<const N: u32> RegisterCount<N> {
 #[inline(always)]
 #[track_caller]
 pub fn setmaxnreg_increase<const N: u32>() {
-    #[expect(clippy::let_unit_value, reason = "forces the compile-time check of N")]
     let () = RegisterCount::<N>::VALID;
     imp::increase::<N>();
 }
@@ -53,7 +52,6 @@ pub fn setmaxnreg_increase<const N: u32>() {
 #[inline(always)]
 #[track_caller]
 pub fn setmaxnreg_decrease<const N: u32>() {
-    #[expect(clippy::let_unit_value, reason = "forces the compile-time check of N")]
     let () = RegisterCount::<N>::VALID;
     imp::decrease::<N>();
 }

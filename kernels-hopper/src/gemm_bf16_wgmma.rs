@@ -416,13 +416,19 @@ mod host {
         }
 
         /// Queues the GEMM into `c` on `stream`. The maps (`self`) must live until it has run.
-        pub fn launch(
-            &self,
-            stream: &Stream,
-            c: &mut DeviceBuffer<f32>,
-        ) -> Result<(), GemmWgmmaError> {
+        ///
+        /// # Errors
+        /// [`ferrocuda::Error::LengthMismatch`] when `c` does not hold `m * n` elements; launch
+        /// errors.
+        pub fn launch(&self, stream: &Stream, c: &mut DeviceBuffer<f32>) -> ferrocuda::Result<()> {
             let (m, n, k) = self.shape;
-            check_shape(usize::MAX, usize::MAX, c.len(), m, n, k)?;
+            if c.len() < m * n {
+                return Err(ferrocuda::Error::LengthMismatch {
+                    operation: "gemm_bf16_wgmma (c)",
+                    expected: m * n,
+                    actual: c.len(),
+                });
+            }
             let grid = blocks(m, n);
             let (m, n, k) = (m as u32, n as u32, k as u32);
             launch!(gemm_bf16_wgmma[grid, THREADS, stream, SHARED_BYTES](
@@ -432,8 +438,7 @@ mod host {
                 m,
                 n,
                 k
-            ))?;
-            Ok(())
+            ))
         }
     }
 }

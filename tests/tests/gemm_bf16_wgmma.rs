@@ -202,8 +202,8 @@ fn the_simulator_refuses_each_hopper_instruction_by_name() {
 
 #[test]
 fn descriptors_follow_the_isa_bit_layout() {
-    // Start 0x1_2340 (a 1024-byte-aligned address with bits 7-9 = 0b110... no: 0x12340 >> 7 = 0x246,
-    // & 7 = 6), leading 8192, stride 1024, 128-byte swizzle.
+    // Start 0x1_2340 (bits 7-9 of the address, the base offset of a swizzled layout, are 6),
+    // leading 8192, stride 1024, 128-byte swizzle.
     let d = SharedMatrixDescriptor::<bf16>::from_parts(0x1_2340, Swizzle::Bytes128, 8192, 1024);
     let bits = d.bits();
     assert_eq!(bits & 0x3fff, 0x1_2340 >> 4, "start address, bits 0-13");
@@ -258,6 +258,10 @@ fn the_accumulator_layout_covers_the_64_by_256_tile_once() {
     }
     assert!(seen.iter().all(|&n| n == 1));
     assert_eq!(WarpgroupAccumulatorN256::position(0, 0), (0, 0));
+    // Registers 0 and 1 are neighbours in a row, 2 and 3 eight rows below them.
+    assert_eq!(WarpgroupAccumulatorN256::position(0, 1), (0, 1));
+    assert_eq!(WarpgroupAccumulatorN256::position(0, 2), (8, 0));
+    assert_eq!(WarpgroupAccumulatorN256::position(4, 6), (9, 8));
     assert_eq!(WarpgroupAccumulatorN256::position(5, 3), (9, 3));
     assert_eq!(
         WarpgroupAccumulatorN256::position(37, 127),

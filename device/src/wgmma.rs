@@ -44,6 +44,7 @@ use crate::DeviceCopy;
 use crate::architecture::{Sm90a, Target};
 use crate::backend::wgmma as imp;
 use crate::half::bf16;
+use crate::matrix::MatrixMut;
 use crate::mma::TileSink;
 use crate::shared::{Shape, Shared};
 use core::marker::PhantomData;
@@ -340,8 +341,44 @@ macro_rules! accumulator_shape {
                 let (row, col) = Self::position(thread, $first);
                 sink.set_element_at(origin.0 + row, origin.1 + col, self.registers[$first]);
             }
+
+            /// Writes this thread's elements into `c` at `origin` + their positions, as
+            /// [`Self::store`] does, two at a time: registers `2j` and `2j + 1` are neighbours in a
+            /// row, so each pair is one 8-byte store when `origin.1` is even (half the store
+            /// instructions, and each warp's stores fill whole 32-byte sectors).
+            ///
+            /// # Panics
+            /// When an element falls outside `c`.
+            #[inline(always)]
+            #[track_caller]
+            pub fn store_pairs(&self, c: &mut MatrixMut<'_, f32>, origin: (usize, usize)) {
+                let thread = crate::thread_idx().x as usize % 128;
+                $(
+                    if $i % 2 == 1 {
+                        let (row, col) = Self::position(thread, $i - 1);
+                        let col = origin.1 + col;
+                        let pair = &mut c.row_mut(origin.0 + row)[col..col + 2];
+                        store_pair(pair, [self.registers[$i - 1], self.registers[$i]]);
+                    }
+                )*
+            }
         }
     };
+}
+
+/// Writes `values` into the two elements of `pair`, with one 8-byte store (`st.v2.f32`) when
+/// they are 8-byte aligned (LLVM neither knows that of a slice of `f32` nor merges the two
+/// stores by itself), else with two.
+#[inline(always)]
+fn store_pair(pair: &mut [f32], values: [f32; 2]) {
+    let pointer = pair.as_mut_ptr();
+    if pair.len() == 2 && (pointer as usize).is_multiple_of(8) {
+        // SAFETY: `pointer` reaches the two elements of `pair` (an exclusive borrow) and is
+        // 8-byte aligned (checked).
+        unsafe { imp::store_aligned_pair(pointer, values) };
+    } else {
+        pair.copy_from_slice(&values);
+    }
 }
 
 /// The `asm!` of one `wgmma.mma_async` with `R` accumulator registers (the list of their

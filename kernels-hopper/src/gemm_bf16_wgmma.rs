@@ -26,8 +26,9 @@
 //! - **Overlap**: a consumer commits step `t`'s four `wgmma`s as a group and waits until at
 //!   most one group is pending (`wgmma.wait_group 1`): step `t - 1`'s group is then done and
 //!   its stage is released, while step `t` still runs.
-//! - **Epilogue**: each consumer thread writes its 128 accumulator elements to `C`
-//!   ([`WarpgroupAccumulator::store`]).
+//! - **Epilogue**: each consumer thread writes its 128 accumulator elements to `C`, two
+//!   neighbours per 8-byte store
+//!   ([`WarpgroupAccumulator::store_pairs`](ferrocuda::device::wgmma::WarpgroupAccumulator)).
 //!
 //! # Shared-memory layouts (128-byte swizzle)
 //! The TMA copies write with `CU_TENSOR_MAP_SWIZZLE_128B` and the descriptors read with the
@@ -234,7 +235,7 @@ mod body {
         wgmma_wait_group::<0>();
 
         let mut c = MatrixMut::new(c, m, n);
-        acc.store(&mut c, (block_row + consumer * 64, block_col));
+        acc.store_pairs(&mut c, (block_row + consumer * 64, block_col));
     }
 }
 

@@ -7,6 +7,22 @@ pub(crate) use crate::backend::mbarrier::shared_address;
 #[inline(always)]
 pub(crate) fn unsupported_on_simulator(_instruction: &'static str) {}
 
+/// Writes `values` to `pointer` with one `st.v2.f32`.
+///
+/// # Safety
+/// `pointer` is valid for writing two `f32` and 8-byte aligned.
+#[inline(always)]
+pub(crate) unsafe fn store_aligned_pair(pointer: *mut f32, values: [f32; 2]) {
+    // SAFETY: the caller's contract; a generic-address store.
+    unsafe {
+        core::arch::asm!(
+            "st.v2.f32 [{p}], {{{a}, {b}}};",
+            p = in(reg64) pointer, a = in(reg32) values[0], b = in(reg32) values[1],
+            options(nostack)
+        )
+    };
+}
+
 /// `wgmma.fence.sync.aligned`.
 #[cfg(target_feature = "sm_90a")]
 #[inline(always)]

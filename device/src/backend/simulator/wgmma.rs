@@ -20,6 +20,16 @@ pub(crate) fn unsupported_on_simulator(instruction: &'static str) {
     sim::hooks().unsupported(instruction, Location::caller())
 }
 
+/// Writes `values` to `pointer` (the GPU's one 8-byte store).
+///
+/// # Safety
+/// `pointer` is valid for writing two `f32` and 8-byte aligned.
+#[inline]
+pub(crate) unsafe fn store_aligned_pair(pointer: *mut f32, values: [f32; 2]) {
+    // SAFETY: the caller's contract.
+    unsafe { pointer.cast::<[f32; 2]>().write(values) };
+}
+
 /// Refuses `wgmma.fence`.
 #[inline]
 #[track_caller]

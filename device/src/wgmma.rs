@@ -110,7 +110,7 @@ pub const DESCRIPTOR_MAX_OFFSET: u32 = (1 << 14) * 16 - 16;
 /// | 0-13 | start address: `(address & 0x3ffff) >> 4` (shared state space) |
 /// | 16-29 | leading dimension byte offset `>> 4` |
 /// | 32-45 | stride dimension byte offset `>> 4` |
-/// | 49-51 | matrix base offset: `(address >> 7) & 7` for swizzled layouts (0 when the start is aligned to the pattern) |
+/// | 49-51 | matrix base offset: 0, as the swizzle patterns start on their own boundary (see below) |
 /// | 62-63 | swizzle mode ([`Swizzle::descriptor_bits`]) |
 ///
 /// For a 128-byte-swizzled tile of 64 16-bit elements per row: a K-major operand (`A`
@@ -119,6 +119,13 @@ pub const DESCRIPTOR_MAX_OFFSET: u32 = (1 << 14) * 16 - 16;
 /// MN-major operand (`B` row-major) stores each 64-column block of N as its own `K x 64` tile,
 /// the blocks `leading` bytes apart, its 8-row groups of K 1024 bytes apart (stride 1024), and
 /// steps along K by moving the start `16 * 128` bytes (CUTLASS's `make_gmma_desc`).
+///
+/// The base offset is for swizzle patterns that do not start on a multiple of their size
+/// ([`Swizzle::pattern_bytes`]); the ISA sets it from the *pattern's* start address, which a
+/// descriptor of a matrix start inside a pattern (the K-steps above) cannot know. ferrocuda
+/// writes 0, as CUTLASS does, and [`Self::new`] requires swizzled tiles to start on a pattern
+/// boundary instead (TMA writes its swizzle from the address bits, so a 1024-byte-aligned
+/// destination gives patterns on 1024-byte boundaries).
 ///
 /// The type parameter is the element type of the tile, so that [`WarpgroupAccumulator::mma_async`]
 /// takes only descriptors of the inputs it multiplies.
@@ -140,8 +147,9 @@ impl<T: DeviceCopy> SharedMatrixDescriptor<T> {
     /// The descriptor of the matrix starting at element `start` of `tile`.
     ///
     /// # Panics
-    /// When `start` is outside `tile`, its address is not 16-byte aligned, or an offset is not
-    /// a multiple of 16 or above [`DESCRIPTOR_MAX_OFFSET`].
+    /// When `start` is outside `tile`, its address is not 16-byte aligned, an offset is not a
+    /// multiple of 16 or above [`DESCRIPTOR_MAX_OFFSET`], or, for a swizzled layout, `tile`
+    /// does not start on a multiple of the swizzle's pattern ([`Swizzle::pattern_bytes`]).
     #[inline(always)]
     #[track_caller]
     pub fn new<S: Shape>(
@@ -164,6 +172,11 @@ impl<T: DeviceCopy> SharedMatrixDescriptor<T> {
         if !address.is_multiple_of(16) {
             imp::misaligned_descriptor(address);
         }
+        let tile_address = imp::shared_address(tile.as_ptr());
+        if swizzle != Swizzle::None && !tile_address.is_multiple_of(swizzle.pattern_bytes() as u32)
+        {
+            imp::misaligned_swizzled_tile(tile_address, swizzle.pattern_bytes());
+        }
         SharedMatrixDescriptor::from_parts(
             address,
             swizzle,
@@ -180,15 +193,10 @@ impl<T: DeviceCopy> SharedMatrixDescriptor<T> {
         leading_byte_offset: u32,
         stride_byte_offset: u32,
     ) -> SharedMatrixDescriptor<T> {
-        let base_offset = match swizzle {
-            Swizzle::None => 0,
-            _ => (shared_address as u64 >> 7) & 7,
-        };
         SharedMatrixDescriptor {
             bits: encode_offset(shared_address)
                 | (encode_offset(leading_byte_offset) << 16)
                 | (encode_offset(stride_byte_offset) << 32)
-                | (base_offset << 49)
                 | (swizzle.descriptor_bits() << 62),
             _element: PhantomData,
         }
@@ -204,22 +212,12 @@ impl<T: DeviceCopy> SharedMatrixDescriptor<T> {
     /// the checks of [`Self::new`] (so that a kernel's inner loop has no panic paths, which make
     /// ptxas serialise `wgmma`): the caller keeps the result inside the tile it started from,
     /// which the `unsafe` contract of [`WarpgroupAccumulator::mma_async`] asks anyway. The start
-    /// address field wraps within its 18 bits of address; the base offset is recomputed from the
-    /// new address.
+    /// address field wraps within its 18 bits of address; the other fields are kept.
     #[inline(always)]
     pub const fn advanced(self, bytes: u32) -> SharedMatrixDescriptor<T> {
         let address = ((self.bits & 0x3fff) << 4) as u32;
-        let new_address = address.wrapping_add(bytes);
-        let swizzle_bits = self.bits >> 62;
-        let base_offset = if swizzle_bits == 0 {
-            0
-        } else {
-            (new_address as u64 >> 7) & 7
-        };
         SharedMatrixDescriptor {
-            bits: (self.bits & !0x3fff & !(7 << 49))
-                | encode_offset(new_address)
-                | (base_offset << 49),
+            bits: (self.bits & !0x3fff) | encode_offset(address.wrapping_add(bytes)),
             _element: PhantomData,
         }
     }

@@ -78,3 +78,14 @@ pub(crate) fn misaligned_descriptor(address: u32) -> ! {
     let _ = address;
     panic!("SharedMatrixDescriptor: the matrix start is not 16-byte aligned")
 }
+
+/// The panic of a swizzled tile that does not start on a pattern boundary.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn misaligned_swizzled_tile(address: u32, pattern: usize) -> ! {
+    let _ = (address, pattern);
+    panic!(
+        "SharedMatrixDescriptor: a swizzled tile must start on a multiple of its swizzle pattern (1024 bytes for the 128-byte swizzle)"
+    )
+}

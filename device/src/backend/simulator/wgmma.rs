@@ -78,3 +78,13 @@ pub(crate) fn bad_descriptor_offset(offset: u32) -> ! {
 pub(crate) fn misaligned_descriptor(address: u32) -> ! {
     panic!("SharedMatrixDescriptor: the matrix start {address:#x} is not 16-byte aligned")
 }
+
+/// The panic of a swizzled tile that does not start on a pattern boundary.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn misaligned_swizzled_tile(address: u32, pattern: usize) -> ! {
+    panic!(
+        "SharedMatrixDescriptor: the swizzled tile starts at {address:#x}, not on a multiple of its swizzle pattern of {pattern} bytes"
+    )
+}

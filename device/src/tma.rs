@@ -64,6 +64,15 @@ impl TensorMap {
     }
 }
 
+/// The shared-state-space address of the first element of `array`: the address the alignment
+/// rules of TMA destinations and `wgmma` descriptors refer to (`cvta.to.shared`; a generic
+/// pointer to shared memory need not share its alignment). On the simulator, the low 32 bits of
+/// the host address.
+#[inline(always)]
+pub fn shared_address<T, S: Shape>(array: &Shared<T, S>) -> u32 {
+    imp::shared_address(array.as_ptr())
+}
+
 /// The alignment TMA needs of a shared destination without swizzle (128 bytes); a swizzled one
 /// needs its swizzle pattern's repeat (1024 bytes for the 128-byte swizzle) for the pattern to
 /// match the one `wgmma` expects.
@@ -87,7 +96,7 @@ pub const TMA_SHARED_ALIGNMENT: usize = 128;
 /// - The global tensor must stay allocated until that phase completes.
 ///
 /// # Panics
-/// When `start` is outside `dst`, or the destination address is not aligned to
+/// When `start` is outside `dst`, or the destination's shared address is not aligned to
 /// [`TMA_SHARED_ALIGNMENT`].
 #[inline(always)]
 #[track_caller]
@@ -105,8 +114,9 @@ pub unsafe fn tma_load_2d<T: DeviceCopy, S: Shape>(
         imp::out_of_bounds(start, dst.len());
     }
     let destination = dst.as_ptr().wrapping_add(start).cast::<u8>();
-    if !(destination as usize).is_multiple_of(TMA_SHARED_ALIGNMENT) {
-        imp::misaligned(destination as usize);
+    let address = imp::shared_address(destination);
+    if !address.is_multiple_of(TMA_SHARED_ALIGNMENT as u32) {
+        imp::misaligned(address as usize);
     }
     let slot = barriers.slot(barrier);
     // SAFETY: the caller's contract (box fits, no access until the phase completes, tensor

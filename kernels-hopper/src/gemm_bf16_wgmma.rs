@@ -102,7 +102,7 @@ pub fn gemm_bf16_wgmma(
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
 mod body {
     use super::*;
-    use ferrocuda::device::tma::tma_load_2d;
+    use ferrocuda::device::tma::{shared_address, tma_load_2d};
     use ferrocuda::device::warpgroup::warpgroup_id;
     use ferrocuda::device::wgmma::{
         MatrixMajor, SharedMatrixDescriptor, Swizzle, WarpgroupAccumulatorN256, wgmma_commit_group,
@@ -141,8 +141,8 @@ mod body {
 
         // The stages, 1024-byte aligned (the 128-byte swizzle's pattern), then the barriers.
         let mut carve = DynamicShared::new();
-        let start = carve.take::<u8>(0).as_ptr() as usize;
-        let _ = carve.take::<u8>(start.wrapping_neg() % 1024);
+        let start = shared_address(&carve.take::<u8>(0));
+        let _ = carve.take::<u8>(start.wrapping_neg() as usize % 1024);
         let a_tiles = carve.take::<bf16>(STAGES * A_ELEMENTS);
         let b_tiles = carve.take::<bf16>(STAGES * B_ELEMENTS);
         let full = Mbarriers::new(carve.take::<u64>(STAGES), 1);

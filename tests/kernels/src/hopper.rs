@@ -39,7 +39,7 @@ pub fn hopper_instruction(case: u32, maps: &[TensorMap]) {
 mod body {
     use super::*;
     use ferrocuda::device::mbarrier::{Mbarriers, fence_proxy_async};
-    use ferrocuda::device::tma::tma_load_2d;
+    use ferrocuda::device::tma::{shared_address, tma_load_2d};
     use ferrocuda::device::warpgroup::{setmaxnreg_decrease, setmaxnreg_increase};
     use ferrocuda::device::wgmma::{
         MatrixMajor, SharedMatrixDescriptor, Swizzle, WarpgroupAccumulatorN128, wgmma_commit_group,
@@ -48,8 +48,8 @@ mod body {
 
     pub(super) fn run(case: u32, maps: &[TensorMap]) {
         let mut carve = DynamicShared::new();
-        let start = carve.take::<u8>(0).as_ptr() as usize;
-        let _ = carve.take::<u8>(start.wrapping_neg() % 1024);
+        let start = shared_address(&carve.take::<u8>(0));
+        let _ = carve.take::<u8>(start.wrapping_neg() as usize % 1024);
         let tile = carve.take::<bf16>(64 * 64);
         let barriers = Mbarriers::new(carve.take::<u64>(1), 1);
         match case {

@@ -1,7 +1,7 @@
 //! `cp.async.bulk.tensor` (PTX ISA 9.7.9.25.5.1): shared addresses in 32-bit registers, the
 //! tensor map by its generic (global) address.
 
-use crate::backend::mbarrier::shared_address;
+pub(crate) use crate::backend::mbarrier::shared_address;
 use crate::tma::TensorMap;
 
 /// Starts the 2-D tile copy of the box at (`col`, `row`) of `map` to `destination`, completing

@@ -1,5 +1,6 @@
 //! TMA copies on the simulator: refused with `SimulatorFault::UnsupportedInstruction`.
 
+pub(crate) use crate::backend::wgmma::shared_address;
 use crate::sim;
 use crate::tma::TensorMap;
 use core::panic::Location;

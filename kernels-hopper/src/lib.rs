@@ -1,5 +1,5 @@
 //! ferrocuda's Hopper kernels: programs on the sm_90a instructions (`wgmma`, the tensor memory
-//! accelerator, `mbarrier` with transaction counts, `setmaxnreg`).
+//! accelerator, `mbarrier` with transaction counts).
 //!
 //! Compiled for sm_90a whatever `FERROCUDA_ARCH` says (see `build.rs`), so that the default
 //! sm_70 build of the other kernel crates is unchanged. The PTX runs only on an sm_90 GPU

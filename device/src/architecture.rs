@@ -30,3 +30,18 @@ pub trait Sm80 {}
 
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 impl<T: ?Sized> Sm80 for Target<T> {}
+
+/// Holds when the code is compiled for sm_90a (Hopper with its architecture-specific
+/// instructions: `wgmma`, `setmaxnreg`), or for the simulator (which refuses those instructions
+/// at run time with `SimulatorFault::UnsupportedInstruction`). The tensor memory accelerator and
+/// the transaction-counting `mbarrier` forms are sm_90 instructions, gated here with the rest of
+/// the Hopper API that uses them.
+#[diagnostic::on_unimplemented(
+    message = "this instruction (`wgmma`, `cp.async.bulk.tensor`, `mbarrier` with transaction counts, `setmaxnreg`) needs sm_90a, but the kernel crate is built for another architecture",
+    label = "needs sm_90a",
+    note = "build the kernel crate for sm_90a: `FERROCUDA_ARCH=sm_90a`, or `Builder::arch(\"sm_90a\")` in its build.rs (as kernels-hopper does); kernels that must also build for other GPUs go behind `#[cfg(any(not(target_arch = \"nvptx64\"), target_feature = \"sm_90a\"))]`"
+)]
+pub trait Sm90a {}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90a"))]
+impl<T: ?Sized> Sm90a for Target<T> {}

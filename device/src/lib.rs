@@ -57,12 +57,16 @@ pub mod index;
 pub mod ldmatrix;
 pub mod math;
 pub mod matrix;
+pub mod mbarrier;
 pub mod mma;
 pub mod panic;
 pub mod print;
 pub mod shared;
 pub mod sync;
+pub mod tma;
 pub mod warp;
+pub mod warpgroup;
+pub mod wgmma;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod sim;

@@ -161,6 +161,9 @@ pub trait SimHooks {
     /// flag another thread sets must let that thread run). Called every [`ATOMICS_PER_YIELD`]
     /// atomic operations of a thread.
     fn yield_now(&self);
+    /// Stops the kernel with a fault: the simulator cannot run `instruction` (`wgmma.mma_async`,
+    /// `cp.async.bulk.tensor`, `mbarrier.init`, ...). Does not return.
+    fn unsupported(&self, instruction: &'static str, location: &'static Location<'static>) -> !;
 }
 
 /// How many atomic operations a simulated thread performs between two offers to yield: a spin

@@ -285,6 +285,13 @@ fn check_cubin_archs(
                  architectures from {ptx_arch} on"
             )));
         }
+        if ptx_arch.ends_with('a') && arch != ptx_arch {
+            return Err(Error::new(format!(
+                "cubin architecture {arch} ({origin}) differs from the PTX's architecture \
+                 {ptx_arch} ({ptx_origin}): PTX for an architecture-specific target (the `a` \
+                 suffix) can only be assembled for that very architecture; list {ptx_arch} alone"
+            )));
+        }
         if archs[..i].contains(arch) {
             return Err(Error::new(format!(
                 "cubin architecture {arch} is listed twice ({origin})"
@@ -490,6 +497,24 @@ mod tests {
             .message()
             .to_owned();
         assert!(m.contains("sm_90 is listed twice"), "{m}");
+        // sm_90a PTX assembles for sm_90a only.
+        let m = Config::resolve_with(
+            &req,
+            env_of(&[(ARCH_ENV, "sm_90a"), (CUBIN_ARCHS_ENV, "sm_90a,sm_90")]),
+        )
+        .unwrap_err()
+        .message()
+        .to_owned();
+        assert!(
+            m.contains("cubin architecture sm_90 (from the environment variable FERROCUDA_CUBIN_ARCHS) differs from the PTX's architecture sm_90a"),
+            "{m}"
+        );
+        let c = Config::resolve_with(
+            &req,
+            env_of(&[(ARCH_ENV, "sm_90a"), (CUBIN_ARCHS_ENV, "sm_90a")]),
+        )
+        .unwrap();
+        assert_eq!(c.cubin_archs.0, vec!["sm_90a".to_owned()]);
     }
 
     #[test]

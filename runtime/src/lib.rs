@@ -66,6 +66,7 @@ pub use {
     handles::event::Event,
     handles::pinned::PinnedBuffer,
     handles::stream::Stream,
+    handles::tensor_map::TensorMap2d,
     launch::args::KernelArg,
     launch::bench::{BenchReport, BenchTarget, bench},
     launch::config::LaunchConfig,
@@ -82,6 +83,9 @@ pub use {
     vocabulary::panic_report::KernelPanic,
     vocabulary::ptxas_report::{PtxasEntry, parse_ptxas_report},
     vocabulary::shape::{IntoDim3, LaunchInt},
+    vocabulary::tensor_map::{
+        TENSOR_MAP_MAX_BOX, TensorElement, TensorElementType, TensorMapError, TiledTensor2d,
+    },
 };
 
 /// Re-export of `cudarc`, for users who need the driver API directly.

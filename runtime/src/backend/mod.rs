@@ -195,6 +195,19 @@ impl DeviceBackend {
         }
     }
 
+    /// The 128 bytes of a tensor map for `tensor` (checked by the caller): the driver's
+    /// encoding on a GPU; zeros on the simulator, which refuses the TMA copies that would read
+    /// them (`SimulatorFault::UnsupportedInstruction`).
+    pub(crate) fn encode_tensor_map(
+        &self,
+        tensor: &crate::vocabulary::tensor_map::TiledTensor2d,
+    ) -> Result<[u64; 16]> {
+        match self {
+            DeviceBackend::Cuda(cuda) => cuda.encode_tensor_map(tensor),
+            DeviceBackend::Simulator(_) => Ok([0; 16]),
+        }
+    }
+
     /// `bytes > 0` zeroed bytes of device memory aligned for `align`.
     pub(crate) fn allocate_zeroed(&self, bytes: usize, align: usize) -> Result<Allocation> {
         match self {

@@ -18,3 +18,4 @@ pub(crate) mod event;
 pub(crate) mod pending;
 pub(crate) mod pinned;
 pub(crate) mod stream;
+pub(crate) mod tensor_map;

@@ -158,6 +158,9 @@ pub enum Error {
         /// The length given.
         actual: usize,
     },
+    /// A tensor map breaks one of the driver's rules (checked before `cuTensorMapEncodeTiled`).
+    #[error(transparent)]
+    TensorMap(#[from] crate::vocabulary::tensor_map::TensorMapError),
     /// A PTX module could not be loaded, or a kernel is missing from it.
     #[error("PTX module `{module}`: {message}")]
     Module {

@@ -202,6 +202,22 @@ pub enum SimulatorFault {
         /// Whether the copy had been committed to a group.
         committed: bool,
     },
+    /// A thread reached an instruction the simulator cannot execute (the Hopper instructions:
+    /// `wgmma`, TMA copies, `mbarrier`, `setmaxnreg`). Such a kernel runs only on a GPU.
+    #[error(
+        "kernel `{kernel}`: in block {block}, thread {} reached `{instruction}` at {}, which the simulator cannot execute; run this kernel on a GPU of the architecture it was built for",
+        site.thread, site.site
+    )]
+    UnsupportedInstruction {
+        /// The kernel's entry name.
+        kernel: String,
+        /// `blockIdx` of the block.
+        block: Dim3,
+        /// The PTX instruction (`wgmma.mma_async`, `cp.async.bulk.tensor`, ...).
+        instruction: &'static str,
+        /// The thread and the source line (`write` is false).
+        site: SharedAccess,
+    },
     /// The kernel's static shared arrays exceed the per-block limit.
     #[error(
         "kernel `{kernel}`: the kernel's static shared arrays need {static_bytes} bytes, more than the limit of {limit} bytes per block"
@@ -274,6 +290,7 @@ impl SimulatorFault {
             | SimulatorFault::Deadlock { kernel, .. }
             | SimulatorFault::DataRace { kernel, .. }
             | SimulatorFault::AsyncCopyPending { kernel, .. }
+            | SimulatorFault::UnsupportedInstruction { kernel, .. }
             | SimulatorFault::StaticSharedMemoryLimit { kernel, .. }
             | SimulatorFault::SharedMemoryLimit { kernel, .. }
             | SimulatorFault::StackAllocation { kernel, .. }
@@ -290,6 +307,7 @@ impl SimulatorFault {
             | SimulatorFault::Deadlock { block, .. }
             | SimulatorFault::DataRace { block, .. }
             | SimulatorFault::AsyncCopyPending { block, .. }
+            | SimulatorFault::UnsupportedInstruction { block, .. }
             | SimulatorFault::NoProgress { block, .. } => Some(*block),
             SimulatorFault::StaticSharedMemoryLimit { .. }
             | SimulatorFault::SharedMemoryLimit { .. }

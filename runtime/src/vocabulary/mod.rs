@@ -23,4 +23,5 @@ pub(crate) mod params;
 pub(crate) mod ptx_entry;
 pub(crate) mod ptxas_report;
 pub(crate) mod shape;
+pub(crate) mod tensor_map;
 pub(crate) mod thread_set;

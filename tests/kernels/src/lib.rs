@@ -17,6 +17,7 @@ pub mod device_api;
 pub mod fast_math;
 pub mod faults;
 pub mod half;
+pub mod hopper;
 pub mod index_narrowing;
 pub mod mma;
 pub mod simulator_promises;

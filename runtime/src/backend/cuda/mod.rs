@@ -19,6 +19,7 @@ pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod module_choice;
 pub(crate) mod stream;
+pub(crate) mod tensor_map;
 
 use crate::Dim3;
 use crate::vocabulary::error::{Error, Result};

@@ -112,6 +112,20 @@ impl SimHooks for Launch<'_> {
         print_device_text(text);
     }
 
+    fn unsupported(&self, instruction: &'static str, location: &'static Location<'static>) -> ! {
+        let fault = SimulatorFault::UnsupportedInstruction {
+            kernel: self.info.name.to_string(),
+            block: self.block_idx.get(),
+            instruction,
+            site: SharedAccess {
+                thread: self.coords(self.current.get()),
+                write: false,
+                site: SourceSite::from_location(location),
+            },
+        };
+        self.stop(fault)
+    }
+
     fn yield_now(&self) {
         if self.aborting.get() {
             panic_capture::abort_thread();

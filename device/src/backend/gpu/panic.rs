@@ -8,7 +8,8 @@
 //! (`token % PANIC_SLOTS`).
 
 use crate::panic::{
-    PANIC_SLOTS, PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING, PanicRecord,
+    PANIC_KIND_MESSAGE, PANIC_SLOTS, PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING,
+    PanicRecord,
 };
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -67,20 +68,32 @@ pub(crate) fn set_launch_token(token: u64) {
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    record(
-        info.location(),
-        info.message().as_str(),
-        super::panic_operands::MESSAGE,
-    )
+    // A static message travels in the first two integers (see `record`).
+    let (text, len) = info
+        .message()
+        .as_str()
+        .map_or((0, 0), |m| (m.as_ptr() as u64, m.len() as u64));
+    record(info.location(), PANIC_KIND_MESSAGE, text, len, 0)
 }
 
-/// Records a panic at `location` with a static `message` (or none) and the integers of a failed
-/// check (`operands`), then ends the thread: the handler's body, also entered directly by the
-/// checks that record integers ([`super::panic_operands`]).
+/// Records a panic at `location` of kind `kind` (`PANIC_KIND_*`), then ends the thread: the
+/// handler's body, also entered directly by the checks that record integers
+/// ([`super::panic_operands`]). For `PANIC_KIND_MESSAGE`, `a` and `b` are the address and length
+/// of a static message (address 0: none), which the host reads from the record's message fields
+/// (it ignores the integers of this kind); for the other kinds `a`, `b`, `c` are the failed
+/// check's integers.
+///
+/// Five scalars, not a struct or an array (which the Rust ABI passes through a stack copy, see
+/// [`super::panic_operands::fill`]), and no more: ptxas allocates a kernel's registers around
+/// the registers its (never returning) panic calls use, so each argument register of this cold
+/// function can cost one in the kernel.
+#[inline(never)]
 pub(crate) fn record(
     location: Option<&core::panic::Location<'_>>,
-    message: Option<&'static str>,
-    operands: super::panic_operands::Operands,
+    kind: u32,
+    a: u64,
+    b: u64,
+    c: u64,
 ) -> ! {
     // SAFETY: the token was written at entry by this thread (and the same value by the others
     // of its block). The records are globals of this module and the slot index is reduced
@@ -111,10 +124,10 @@ pub(crate) fn record(
                 (*record).file_ptr = location.file().as_ptr() as u64;
                 (*record).file_len = location.file().len() as u64;
             }
-            super::panic_operands::fill(record, operands);
-            if let Some(message) = message {
-                (*record).message_ptr = message.as_ptr() as u64;
-                (*record).message_len = message.len() as u64;
+            super::panic_operands::fill(record, kind, a, b, c);
+            if kind == PANIC_KIND_MESSAGE {
+                (*record).message_ptr = a;
+                (*record).message_len = b;
             }
             let (b, t) = (crate::block_idx(), crate::thread_idx());
             (*record).block = [b.x, b.y, b.z];

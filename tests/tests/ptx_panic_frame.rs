@@ -47,6 +47,7 @@ fn on_panic_path(name: &str) -> bool {
         "6bounds19index_out_of_bounds",
         "6bounds22index_2d_out_of_bounds",
         "5panic6record",
+        "5panic9write_ids",
     ]
     .iter()
     .any(|suffix| name.ends_with(suffix))

@@ -84,9 +84,8 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
 /// check's integers.
 ///
 /// Five scalars, not a struct or an array (which the Rust ABI passes through a stack copy, see
-/// [`super::panic_operands::fill`]), and no more: ptxas allocates a kernel's registers around
-/// the registers its (never returning) panic calls use, so each argument register of this cold
-/// function can cost one in the kernel.
+/// [`super::panic_operands::fill`]), and no more: ptxas allocates the registers of a kernel and
+/// of the panic functions it calls together (see [`write_ids`]).
 #[inline(never)]
 pub(crate) fn record(
     location: Option<&core::panic::Location<'_>>,
@@ -118,21 +117,18 @@ pub(crate) fn record(
             )
             .is_ok()
         {
+            super::panic_operands::fill(record, kind, a, b, c);
+            if kind == PANIC_KIND_MESSAGE {
+                (*record).message_ptr = a;
+                (*record).message_len = b;
+            }
             if let Some(location) = location {
                 (*record).line = location.line();
                 (*record).column = location.column();
                 (*record).file_ptr = location.file().as_ptr() as u64;
                 (*record).file_len = location.file().len() as u64;
             }
-            super::panic_operands::fill(record, kind, a, b, c);
-            if kind == PANIC_KIND_MESSAGE {
-                (*record).message_ptr = a;
-                (*record).message_len = b;
-            }
-            let (b, t) = (crate::block_idx(), crate::thread_idx());
-            (*record).block = [b.x, b.y, b.z];
-            (*record).thread = [t.x, t.y, t.z];
-            (*record).token = token;
+            write_ids(record, token);
             core::arch::asm!("membar.gl;");
             state.store(PANIC_STATE_COMPLETE, Ordering::Relaxed);
             core::arch::asm!("membar.gl;");
@@ -141,5 +137,28 @@ pub(crate) fn record(
             AtomicU32::from_ptr(&raw mut (*record).others).fetch_add(1, Ordering::Relaxed);
         }
         core::arch::asm!("exit;", options(noreturn));
+    }
+}
+
+/// Writes the panicking thread's block and thread indices and the launch token into the
+/// record being filled.
+///
+/// A function of its own, never inlined: ptxas allocates the registers of a kernel and of the
+/// functions it calls together, so the register count of this cold path is a floor for every
+/// kernel with a checked index. Inline, its six special-register reads were scheduled together
+/// with the recorder's other loads and raised that floor to 28-30 registers (vecadd 28,
+/// transpose_tiled32 30 on sm_90); apart, vecadd needs 22 and transpose_tiled32 24, for about
+/// 8 more instructions on the cold path.
+///
+/// # Safety
+/// `record` points to the record this thread won the right to write.
+#[inline(never)]
+unsafe fn write_ids(record: *mut PanicRecord, token: u64) {
+    let (b, t) = (crate::block_idx(), crate::thread_idx());
+    // SAFETY: the caller guarantees `record` is valid and written by this thread only.
+    unsafe {
+        (*record).block = [b.x, b.y, b.z];
+        (*record).thread = [t.x, t.y, t.z];
+        (*record).token = token;
     }
 }

@@ -20,7 +20,9 @@ fn kind(base: u32, what: Container) -> u32 {
 pub(crate) fn index_out_of_bounds(what: Container, index: usize, len: usize) -> ! {
     panic_with_operands(
         kind(PANIC_KIND_CONTAINER_INDEX, what),
-        [index as u64, len as u64, 0],
+        index as u64,
+        len as u64,
+        0,
     )
 }
 
@@ -33,9 +35,15 @@ pub(crate) fn index_2d_out_of_bounds(
     (row, col): (usize, usize),
     (rows, cols): (usize, usize),
 ) -> ! {
-    let operands = [row as u64, col as u64, pack_shape(rows, cols)];
-    if row >= rows {
-        panic_with_operands(kind(PANIC_KIND_CONTAINER_ROW, what), operands);
-    }
-    panic_with_operands(kind(PANIC_KIND_CONTAINER_COLUMN, what), operands)
+    let base = if row >= rows {
+        PANIC_KIND_CONTAINER_ROW
+    } else {
+        PANIC_KIND_CONTAINER_COLUMN
+    };
+    panic_with_operands(
+        kind(base, what),
+        row as u64,
+        col as u64,
+        pack_shape(rows, cols),
+    )
 }

@@ -8,7 +8,8 @@
 //! (`token % PANIC_SLOTS`).
 
 use crate::panic::{
-    PANIC_SLOTS, PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING, PanicRecord,
+    PANIC_KIND_MESSAGE, PANIC_SLOTS, PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING,
+    PanicRecord,
 };
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -67,20 +68,31 @@ pub(crate) fn set_launch_token(token: u64) {
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    record(
-        info.location(),
-        info.message().as_str(),
-        super::panic_operands::MESSAGE,
-    )
+    // A static message travels in the first two integers (see `record`).
+    let (text, len) = info
+        .message()
+        .as_str()
+        .map_or((0, 0), |m| (m.as_ptr() as u64, m.len() as u64));
+    record(info.location(), PANIC_KIND_MESSAGE, text, len, 0)
 }
 
-/// Records a panic at `location` with a static `message` (or none) and the integers of a failed
-/// check (`operands`), then ends the thread: the handler's body, also entered directly by the
-/// checks that record integers ([`super::panic_operands`]).
+/// Records a panic at `location` of kind `kind` (`PANIC_KIND_*`), then ends the thread: the
+/// handler's body, also entered directly by the checks that record integers
+/// ([`super::panic_operands`]). For `PANIC_KIND_MESSAGE`, `a` and `b` are the address and length
+/// of a static message (address 0: none), which the host reads from the record's message fields
+/// (it ignores the integers of this kind); for the other kinds `a`, `b`, `c` are the failed
+/// check's integers.
+///
+/// Five scalars, not a struct or an array (which the Rust ABI passes through a stack copy, see
+/// [`super::panic_operands::fill`]), and no more: ptxas allocates the registers of a kernel and
+/// of the panic functions it calls together (see [`write_ids`]).
+#[inline(never)]
 pub(crate) fn record(
     location: Option<&core::panic::Location<'_>>,
-    message: Option<&'static str>,
-    operands: super::panic_operands::Operands,
+    kind: u32,
+    a: u64,
+    b: u64,
+    c: u64,
 ) -> ! {
     // SAFETY: the token was written at entry by this thread (and the same value by the others
     // of its block). The records are globals of this module and the slot index is reduced
@@ -105,21 +117,18 @@ pub(crate) fn record(
             )
             .is_ok()
         {
+            super::panic_operands::fill(record, kind, a, b, c);
+            if kind == PANIC_KIND_MESSAGE {
+                (*record).message_ptr = a;
+                (*record).message_len = b;
+            }
             if let Some(location) = location {
                 (*record).line = location.line();
                 (*record).column = location.column();
                 (*record).file_ptr = location.file().as_ptr() as u64;
                 (*record).file_len = location.file().len() as u64;
             }
-            super::panic_operands::fill(record, operands);
-            if let Some(message) = message {
-                (*record).message_ptr = message.as_ptr() as u64;
-                (*record).message_len = message.len() as u64;
-            }
-            let (b, t) = (crate::block_idx(), crate::thread_idx());
-            (*record).block = [b.x, b.y, b.z];
-            (*record).thread = [t.x, t.y, t.z];
-            (*record).token = token;
+            write_ids(record, token);
             core::arch::asm!("membar.gl;");
             state.store(PANIC_STATE_COMPLETE, Ordering::Relaxed);
             core::arch::asm!("membar.gl;");
@@ -128,5 +137,28 @@ pub(crate) fn record(
             AtomicU32::from_ptr(&raw mut (*record).others).fetch_add(1, Ordering::Relaxed);
         }
         core::arch::asm!("exit;", options(noreturn));
+    }
+}
+
+/// Writes the panicking thread's block and thread indices and the launch token into the
+/// record being filled.
+///
+/// A function of its own, never inlined: ptxas allocates the registers of a kernel and of the
+/// functions it calls together, so the register count of this cold path is a floor for every
+/// kernel with a checked index. Inline, its six special-register reads were scheduled together
+/// with the recorder's other loads and raised that floor to 28-30 registers (vecadd 28,
+/// transpose_tiled32 30 on sm_90); apart, vecadd needs 22 and transpose_tiled32 24, for about
+/// 8 more instructions on the cold path.
+///
+/// # Safety
+/// `record` points to the record this thread won the right to write.
+#[inline(never)]
+unsafe fn write_ids(record: *mut PanicRecord, token: u64) {
+    let (b, t) = (crate::block_idx(), crate::thread_idx());
+    // SAFETY: the caller guarantees `record` is valid and written by this thread only.
+    unsafe {
+        (*record).block = [b.x, b.y, b.z];
+        (*record).thread = [t.x, t.y, t.z];
+        (*record).token = token;
     }
 }

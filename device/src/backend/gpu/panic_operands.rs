@@ -11,43 +11,35 @@
 //!   of the `#[no_mangle]` entries below (`ferrocuda_panic_*`, names shared with the builder's
 //!   `panic_rewrite`).
 
-use crate::panic::{PANIC_KIND_INDEX, PANIC_KIND_MESSAGE, PANIC_KIND_SLICE_RANGE, PanicRecord};
+use crate::panic::{PANIC_KIND_INDEX, PANIC_KIND_SLICE_RANGE, PanicRecord};
 use core::panic::Location;
 
-/// A record's kind and its integers.
-#[derive(Clone, Copy)]
-pub(crate) struct Operands {
-    /// One of the `PANIC_KIND_*` constants.
-    pub(crate) kind: u32,
-    /// The integers, by kind.
-    pub(crate) values: [u64; 3],
-}
-
-/// A panic with a message and no integers.
-pub(crate) const MESSAGE: Operands = Operands {
-    kind: PANIC_KIND_MESSAGE,
-    values: [0; 3],
-};
-
-/// Writes the kind and the integers into the record being filled.
+/// Writes the kind (`PANIC_KIND_*`) and the integers of a failed check into the record being
+/// filled.
+///
+/// The panic functions pass a record's kind and integers as separate scalars, never as a struct
+/// or an array: the Rust ABI passes an aggregate of more than 16 bytes through a pointer to a
+/// copy on the caller's stack, and that copy gave every kernel with a checked index a 32- to
+/// 56-byte stack frame (`ptxas -v`), set up at entry even when nothing panics.
 ///
 /// # Safety
 /// `record` points to the record this thread won the right to write.
 #[inline(always)]
-pub(crate) unsafe fn fill(record: *mut PanicRecord, operands: Operands) {
+pub(crate) unsafe fn fill(record: *mut PanicRecord, kind: u32, a: u64, b: u64, c: u64) {
     // SAFETY: the caller guarantees `record` is valid and written by this thread only.
     unsafe {
-        (*record).kind = operands.kind;
-        (*record).operands = operands.values;
+        (*record).kind = kind;
+        (*record).operands = [a, b, c];
     }
 }
 
-/// Panics at the caller's location with `kind` and `values` recorded.
+/// Panics at the caller's location with `kind` and the integers `a`, `b`, `c` recorded (scalars,
+/// not an array: see [`Operands`]).
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn panic_with_operands(kind: u32, values: [u64; 3]) -> ! {
-    super::panic::record(Some(Location::caller()), None, Operands { kind, values })
+pub(crate) fn panic_with_operands(kind: u32, a: u64, b: u64, c: u64) -> ! {
+    super::panic::record(Some(Location::caller()), kind, a, b, c)
 }
 
 /// What core's `panic_bounds_check(index, len, location)` becomes: "index out of bounds: the len
@@ -60,14 +52,12 @@ pub extern "C" fn ferrocuda_panic_bounds(
     len: usize,
     location: &'static Location<'static>,
 ) -> ! {
-    let values = [index as u64, len as u64, 0];
     super::panic::record(
         Some(location),
-        None,
-        Operands {
-            kind: PANIC_KIND_INDEX,
-            values,
-        },
+        PANIC_KIND_INDEX,
+        index as u64,
+        len as u64,
+        0,
     )
 }
 
@@ -82,13 +72,11 @@ pub extern "C" fn ferrocuda_panic_slice_range(
     len: usize,
     location: &'static Location<'static>,
 ) -> ! {
-    let values = [start as u64, end as u64, len as u64];
     super::panic::record(
         Some(location),
-        None,
-        Operands {
-            kind: PANIC_KIND_SLICE_RANGE,
-            values,
-        },
+        PANIC_KIND_SLICE_RANGE,
+        start as u64,
+        end as u64,
+        len as u64,
     )
 }

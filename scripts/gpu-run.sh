@@ -12,7 +12,11 @@ set -u
 export FERROCUDA_REQUIRE_GPU=1
 cd "$(dirname "$0")" || exit 1
 what="${1:-all}"
-if [ -f binaries.tar.gz ]; then tar -xzf binaries.tar.gz; fi
+if [ -f binaries.tar.xz ]; then
+  # xz where the machine has it, else Python's lzma (the GPU machine has Python 3).
+  tar -xJf binaries.tar.xz 2>/dev/null \
+    || python3 -c 'import tarfile; tarfile.open("binaries.tar.xz", "r:xz").extractall(".")'
+fi
 out="${OUT:-/tmp/ferrocuda-out}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true

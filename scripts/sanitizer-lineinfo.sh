@@ -14,7 +14,13 @@ set -u
 bundle="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$bundle/.." && pwd)"
 cd "$bundle" || exit 1
-if [ ! -x tests/context_loss ] && [ -f binaries.tar.gz ]; then tar -xzf binaries.tar.gz; fi
+if [ ! -x tests/context_loss ]; then
+  if [ -f binaries.tar.xz ]; then
+    # xz where the machine has it, else Python's lzma (the GPU machine has Python 3).
+    tar -xJf binaries.tar.xz 2>/dev/null \
+      || python3 -c 'import tarfile; tarfile.open("binaries.tar.xz", "r:xz").extractall(".")'
+  fi
+fi
 out="${OUT:-/tmp/ferrocuda-out}"
 mkdir -p "$out"
 

@@ -30,34 +30,21 @@
 //! `<shape>=<x>`, as `bench/torch_attention.py` prints them) `attention_ratio_to_torch_<shape>
 //! <r>`.
 
-use ferrocuda::device::half::bf16;
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{EventTimer, ExampleResult, device, median, optional_arg, random_f32};
+use ferrocuda_examples::gemm::{TIMED_RUNS, list, median_ms, random_bf16};
+use ferrocuda_examples::{ExampleResult, device, optional_arg};
 use kernels_nvptx::attention::{
     AttentionShape, THREADS, attention_d64, attention_d128, attention_grid, attention_launch,
     shared_bytes,
 };
 use std::collections::HashMap;
 
-/// Launches timed per shape after the warm-up.
-const TIMED_RUNS: usize = 10;
 /// Rows the CPU checks per shape on a GPU.
 const CHECKED_ROWS: usize = 64;
 /// Tokens per batch in the GPU shapes (batch x seq).
 const TOKENS: usize = 16384;
 /// Model dimension in the GPU shapes (heads x d).
 const MODEL_DIM: usize = 2048;
-
-/// Parses a comma-separated list of numbers given after `name`.
-fn list(name: &str, text: &str) -> Result<Vec<usize>, String> {
-    text.split(',')
-        .map(|item| {
-            item.trim()
-                .parse()
-                .map_err(|_| format!("{name}: `{item}` is not a number (expected e.g. 4096,16384)"))
-        })
-        .collect()
-}
 
 /// Parses `--torch-tflops`: `shape=x` pairs separated by commas.
 fn torch_figures(text: &str) -> Result<HashMap<String, f64>, String> {
@@ -74,16 +61,6 @@ fn torch_figures(text: &str) -> Result<HashMap<String, f64>, String> {
             Ok((shape.trim().to_string(), value))
         })
         .collect()
-}
-
-/// `n` random bf16 values in [-1, 1) and their exact `f32` values.
-fn random_bf16(n: usize, seed: u64) -> (Vec<bf16>, Vec<f32>) {
-    let values: Vec<bf16> = random_f32(n, seed)
-        .into_iter()
-        .map(bf16::from_f32)
-        .collect();
-    let exact = values.iter().map(|x| x.to_f32()).collect();
-    (values, exact)
 }
 
 /// The (head, row) pairs the CPU checks: every one when `all`, else the first and last rows
@@ -187,33 +164,22 @@ fn run(device: &Device, shape: &AttentionShape, causal: bool) -> ExampleResult<O
     if device.is_simulator() {
         return Ok(None);
     }
-    let timer = EventTimer::new(device)?;
     // The shape and architecture were checked by the first launch: the timed ones go straight
     // through `launch!`.
     let grid = attention_grid(shape);
     let shared = shared_bytes(d);
     let (seq_q32, seq_k32) = (seq_q as u32, seq_k as u32);
-    let mut time_one = || {
-        timer.time(|| {
-            if d == 64 {
-                launch!(attention_d64[grid, THREADS, &stream, shared](
-                    &q_dev, &k_dev, &v_dev, &mut o_dev, seq_q32, seq_k32, scale, causal
-                ))
-            } else {
-                launch!(attention_d128[grid, THREADS, &stream, shared](
-                    &q_dev, &k_dev, &v_dev, &mut o_dev, seq_q32, seq_k32, scale, causal
-                ))
-            }
-        })
-    };
-    // Warm-up (clocks, caches), then the timed launches.
-    for _ in 0..3 {
-        time_one()?;
-    }
-    let times: Vec<f64> = (0..TIMED_RUNS)
-        .map(|_| time_one())
-        .collect::<Result<_, _>>()?;
-    let ms = median(times);
+    let ms = median_ms(device, || {
+        if d == 64 {
+            launch!(attention_d64[grid, THREADS, &stream, shared](
+                &q_dev, &k_dev, &v_dev, &mut o_dev, seq_q32, seq_k32, scale, causal
+            ))
+        } else {
+            launch!(attention_d128[grid, THREADS, &stream, shared](
+                &q_dev, &k_dev, &v_dev, &mut o_dev, seq_q32, seq_k32, scale, causal
+            ))
+        }
+    })?;
     let tflops = shape.flops(causal) / (ms * 1e-3) / 1e12;
     println!("{name}: {ms:.3} ms, {tflops:.1} TFLOP/s (median of {TIMED_RUNS})");
     Ok(Some(tflops))

@@ -5,6 +5,7 @@
 
 pub mod bench_chart;
 pub mod bench_report;
+pub mod gemm;
 pub mod reference;
 
 use ferrocuda::Device;

@@ -60,6 +60,7 @@ pub mod matrix;
 pub mod mma;
 pub mod panic;
 pub mod print;
+pub mod random;
 pub mod shared;
 pub mod sync;
 pub mod warp;

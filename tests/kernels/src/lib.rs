@@ -19,4 +19,5 @@ pub mod faults;
 pub mod half;
 pub mod index_narrowing;
 pub mod mma;
+pub mod random;
 pub mod simulator_promises;

@@ -345,7 +345,10 @@ mod tests {
         assert_eq!(far.next_u32(), philox4x32_10([0, 1, 7, 0], key)[3]);
         assert_eq!(far.next_u32(), philox4x32_10([1, 1, 7, 0], key)[0]);
         let mut carry = Philox::new(seed, u64::MAX, 4 * u64::from(u32::MAX) + 3);
-        assert_eq!(carry.next_u32(), philox4x32_10([u32::MAX, 0, u32::MAX, u32::MAX], key)[3]);
+        assert_eq!(
+            carry.next_u32(),
+            philox4x32_10([u32::MAX, 0, u32::MAX, u32::MAX], key)[3]
+        );
         assert_eq!(
             carry.next_u32(),
             philox4x32_10([0, 1, u32::MAX, u32::MAX], key)[0],
@@ -353,7 +356,10 @@ mod tests {
         );
         // The largest offset: block 2^62 - 1, word 3.
         let mut last = Philox::new(seed, 1, u64::MAX);
-        assert_eq!(last.next_u32(), philox4x32_10([u32::MAX, (1 << 30) - 1, 1, 0], key)[3]);
+        assert_eq!(
+            last.next_u32(),
+            philox4x32_10([u32::MAX, (1 << 30) - 1, 1, 0], key)[3]
+        );
         assert_eq!(last.next_u32(), philox4x32_10([0, 1 << 30, 1, 0], key)[0]);
     }
 
@@ -398,8 +404,14 @@ mod tests {
             let radius = (-2.0 * u.ln()).sqrt();
             let angle = f64::from(core::f32::consts::TAU * uniform_f32(y));
             let (a, b) = box_muller_f32(x, y);
-            assert!((f64::from(a) - radius * angle.cos()).abs() < 1e-5, "u {u} v {v}");
-            assert!((f64::from(b) - radius * angle.sin()).abs() < 1e-5, "u {u} v {v}");
+            assert!(
+                (f64::from(a) - radius * angle.cos()).abs() < 1e-5,
+                "u {u} v {v}"
+            );
+            assert!(
+                (f64::from(b) - radius * angle.sin()).abs() < 1e-5,
+                "u {u} v {v}"
+            );
             let (u, v) = (uniform_f64(x, y), uniform_f64(z, w));
             let (a, b) = box_muller_f64([x, y, z, w]);
             let radius = (-2.0 * u.ln()).sqrt();

@@ -274,7 +274,14 @@ mod host {
         if buffer.is_empty() {
             return Ok(());
         }
-        T::launch_normal(stream, grid_for::<T>(buffer.len()), buffer, seed, mean, std_dev)
+        T::launch_normal(
+            stream,
+            grid_for::<T>(buffer.len()),
+            buffer,
+            seed,
+            mean,
+            std_dev,
+        )
     }
 
     /// Element `index` of the uniform `f32` fill of `seed`, computed on the host.
@@ -291,7 +298,7 @@ mod host {
     pub fn element_normal_f32(seed: u64, index: u64, mean: f32, std_dev: f32) -> f32 {
         let mut stream = Philox::new(seed, 0, index - index % 2);
         let first = stream.normal_f32();
-        let z = if index % 2 == 0 {
+        let z = if index.is_multiple_of(2) {
             first
         } else {
             stream.normal_f32()
@@ -303,7 +310,7 @@ mod host {
     pub fn element_normal_f64(seed: u64, index: u64, mean: f64, std_dev: f64) -> f64 {
         let mut stream = Philox::new(seed, 0, 2 * (index - index % 2));
         let first = stream.normal_f64();
-        let z = if index % 2 == 0 {
+        let z = if index.is_multiple_of(2) {
             first
         } else {
             stream.normal_f64()

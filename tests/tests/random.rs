@@ -8,17 +8,15 @@
 use ferrocuda::device::random::{Philox, philox4x32, philox4x32_10, uniform_f32};
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, other_device};
-use test_kernels::random::philox_draws;
 use kernels_algorithms::random::{
     element_normal_f32, element_normal_f64, element_uniform_f32, element_uniform_f64, fill_normal,
     fill_uniform,
 };
 use kernels_nvptx::monte_carlo::count_in_circle;
+use test_kernels::random::philox_draws;
 
 /// Lengths around the four-element groups of one Philox block and the grid-stride step.
-const LENGTHS: [usize; 12] = [
-    0, 1, 2, 3, 4, 5, 7, 8, 1000, 4097, 262_147, 1_048_583,
-];
+const LENGTHS: [usize; 12] = [0, 1, 2, 3, 4, 5, 7, 8, 1000, 4097, 262_147, 1_048_583];
 
 /// Samples of the statistical checks.
 const SAMPLES: usize = 1 << 20;
@@ -56,7 +54,12 @@ fn check_uniform(values: &[f64]) -> Result<(), String> {
     }
     let (mean, variance) = mean_variance(values);
     within_5_sigma("the mean", mean, 0.5, (1.0 / 12.0 / n).sqrt())?;
-    within_5_sigma("the variance", variance, 1.0 / 12.0, (1.0 / 180.0 / n).sqrt())?;
+    within_5_sigma(
+        "the variance",
+        variance,
+        1.0 / 12.0,
+        (1.0 / 180.0 / n).sqrt(),
+    )?;
     let mut bins = [0u64; 64];
     for v in values {
         bins[((v * 64.0) as usize).min(63)] += 1;
@@ -306,9 +309,21 @@ fn fill_definitions_follow_the_stream() {
     let mut doubles = Philox::new(seed, 0, 0);
     let mut normal_doubles = Philox::new(seed, 0, 0);
     for i in 0..1001u64 {
-        assert_eq!(element_uniform_f32(seed, i).to_bits(), stream.uniform_f32().to_bits());
-        assert_eq!(element_normal_f32(seed, i, 0.0, 1.0).to_bits(), normals.normal_f32().to_bits());
-        assert_eq!(element_uniform_f64(seed, i).to_bits(), doubles.uniform_f64().to_bits());
-        assert_eq!(element_normal_f64(seed, i, 0.0, 1.0).to_bits(), normal_doubles.normal_f64().to_bits());
+        assert_eq!(
+            element_uniform_f32(seed, i).to_bits(),
+            stream.uniform_f32().to_bits()
+        );
+        assert_eq!(
+            element_normal_f32(seed, i, 0.0, 1.0).to_bits(),
+            normals.normal_f32().to_bits()
+        );
+        assert_eq!(
+            element_uniform_f64(seed, i).to_bits(),
+            doubles.uniform_f64().to_bits()
+        );
+        assert_eq!(
+            element_normal_f64(seed, i, 0.0, 1.0).to_bits(),
+            normal_doubles.normal_f64().to_bits()
+        );
     }
 }

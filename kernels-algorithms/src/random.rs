@@ -57,9 +57,22 @@ fn fill_blocks<T: Copy, const N: usize>(
     let mut block = grid!(1);
     while block < blocks {
         let base = block * N;
-        for (k, value) in values(philox_block(seed, block)).into_iter().enumerate() {
-            if let Some(slot) = out.get_mut(base + k) {
-                *slot = value;
+        let values = values(philox_block(seed, block));
+        match out.get_mut(base..base + N) {
+            Some(group) => group.copy_from_slice(&values),
+            // The last, short group. Constant indices once the loop is unrolled, so `values`
+            // stays in registers (an array iterator would go through local memory).
+            None =>
+            {
+                #[expect(
+                    clippy::needless_range_loop,
+                    reason = "constant indices keep the array in registers on the GPU"
+                )]
+                for k in 0..N {
+                    if let Some(slot) = out.get_mut(base + k) {
+                        *slot = values[k];
+                    }
+                }
             }
         }
         block += stride;

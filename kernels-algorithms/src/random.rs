@@ -23,7 +23,8 @@
 //! # The kernels
 //! One thread computes one Philox block (four `u32`) and writes the four `f32` or two `f64` it
 //! gives, in a grid-stride loop over the blocks: 256 threads per block, at most
-//! [`MAX_GRID_BLOCKS`] blocks.
+//! [`MAX_GRID_BLOCKS`] blocks. The kernels are `large_buffers` kernels: a buffer may have more
+//! than `u32::MAX` elements.
 
 use ferrocuda::device::random::{box_muller_f32, box_muller_f64, philox4x32_10};
 use ferrocuda::device::random::{uniform_f32, uniform_f64};
@@ -80,13 +81,13 @@ fn fill_blocks<T: Copy, const N: usize>(
 }
 
 /// `out[i]` = element `i` of the uniform `f32` fill of `seed` (see the module documentation).
-#[kernel]
+#[kernel(large_buffers)]
 pub fn fill_uniform_f32(seed: u64, out: &mut [f32]) {
     fill_blocks(seed, out, |words| words.map(uniform_f32));
 }
 
 /// `out[i]` = element `i` of the uniform `f64` fill of `seed`.
-#[kernel]
+#[kernel(large_buffers)]
 pub fn fill_uniform_f64(seed: u64, out: &mut [f64]) {
     fill_blocks(seed, out, |[a, b, c, d]| {
         [uniform_f64(a, b), uniform_f64(c, d)]
@@ -94,7 +95,7 @@ pub fn fill_uniform_f64(seed: u64, out: &mut [f64]) {
 }
 
 /// `out[i]` = element `i` of the normal `f32` fill of `seed` with `mean` and `std_dev`.
-#[kernel]
+#[kernel(large_buffers)]
 pub fn fill_normal_f32(seed: u64, mean: f32, std_dev: f32, out: &mut [f32]) {
     fill_blocks(seed, out, |[a, b, c, d]| {
         let (z0, z1) = box_muller_f32(a, b);
@@ -104,7 +105,7 @@ pub fn fill_normal_f32(seed: u64, mean: f32, std_dev: f32, out: &mut [f32]) {
 }
 
 /// `out[i]` = element `i` of the normal `f64` fill of `seed` with `mean` and `std_dev`.
-#[kernel]
+#[kernel(large_buffers)]
 pub fn fill_normal_f64(seed: u64, mean: f64, std_dev: f64, out: &mut [f64]) {
     fill_blocks(seed, out, |words| {
         let (z0, z1) = box_muller_f64(words);
@@ -250,8 +251,7 @@ mod host {
     ///
     /// # Errors
     /// Those of a launch: a buffer of another device than the stream's
-    /// ([`Error::DeviceMismatch`](ferrocuda::Error::DeviceMismatch)), more than `u32::MAX`
-    /// elements, a lost context.
+    /// ([`Error::DeviceMismatch`](ferrocuda::Error::DeviceMismatch)), a lost context.
     ///
     /// ```ignore
     /// let mut noise = DeviceBuffer::<f32>::zeros(&device, 1 << 20)?;

@@ -222,6 +222,23 @@ device_tests! {
         check_normal(&values).unwrap_or_else(|e| panic!("normal f64: {e}"));
     }
 
+    fn fill_past_u32_max_elements(device) {
+        // 2^32 + 6 floats (16 GiB): element indices and Philox block counters past 32 bits.
+        if device.is_simulator() {
+            eprintln!("skipped on the simulator: 16 GiB of host memory");
+            return;
+        }
+        let len = (1usize << 32) + 6;
+        let mut data = DeviceBuffer::<f32>::zeros(device, len).unwrap();
+        let seed = 77;
+        fill_uniform(&device.default_stream(), &mut data, seed).unwrap();
+        for range in [0..64, (1 << 32) - 64..len] {
+            let got = data.slice(range.clone()).to_vec().unwrap();
+            let expected: Vec<f32> = range.clone().map(|i| element_uniform_f32(seed, i as u64)).collect();
+            assert_eq!(bits32(&got), bits32(&expected), "elements {range:?}");
+        }
+    }
+
     fn fill_rejects_bad_parameters(device) {
         let stream = device.default_stream();
         for len in [0usize, 5] {

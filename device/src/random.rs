@@ -27,8 +27,9 @@
 //! counter starts at `subsequence * 2^64` (the subsequence is the counter's high 64 bits), and
 //! `offset` skips that many `u32` outputs. Each subsequence is 2^64 blocks of four `u32` long, so
 //! threads that take their global index as the subsequence and the same seed never overlap:
-//! `Philox::new(seed, grid!(1) as u64, 0)`. Unlike cuRAND's XORWOW, this costs nothing: the
-//! state is built in a few registers.
+//! `Philox::new(seed, grid!(1) as u64, 0)`. Opening a stream is one Philox block computed in
+//! registers (cuRAND's default XORWOW generator needs a skip-ahead through precomputed matrices
+//! for the same), so kernels open their streams where they start and keep no state in memory.
 //!
 //! # Conversions
 //! - `u32`: one output word ([`Philox::next_u32`]); `u64`: two, the first as the low half.

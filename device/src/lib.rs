@@ -61,6 +61,7 @@ pub mod mbarrier;
 pub mod mma;
 pub mod panic;
 pub mod print;
+pub mod random;
 pub mod shared;
 pub mod sync;
 pub mod tma;

@@ -21,6 +21,7 @@ pub mod local_array;
 pub mod matmul_naive;
 pub mod matmul_tiled;
 pub mod memory;
+pub mod monte_carlo;
 pub mod particles;
 pub mod printing;
 pub mod reduce;

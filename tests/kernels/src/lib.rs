@@ -20,4 +20,5 @@ pub mod half;
 pub mod hopper;
 pub mod index_narrowing;
 pub mod mma;
+pub mod random;
 pub mod simulator_promises;

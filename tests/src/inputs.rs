@@ -1,6 +1,7 @@
 //! Deterministic random inputs: each test seeds its generator from its own name, so a failure
 //! reproduces and two tests do not share data by accident.
 
+use ferrocuda::device::half::bf16;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -26,4 +27,19 @@ pub fn random_u32(rng: &mut StdRng, n: usize, bound: u32) -> Vec<u32> {
 /// `n` random bytes.
 pub fn random_u8(rng: &mut StdRng, n: usize) -> Vec<u8> {
     (0..n).map(|_| rng.random()).collect()
+}
+
+/// `n` random values in `[-range, range)` rounded to bf16 by the `half` crate (independent of
+/// ferrocuda's conversion), as the kernel's `bf16` and as their exact `f32` values for a
+/// reference.
+pub fn random_bf16(seed: &str, n: usize, range: f32) -> (Vec<bf16>, Vec<f32>) {
+    let values: Vec<f32> = random_f32(&mut rng(seed), n)
+        .into_iter()
+        .map(|x| half::bf16::from_f32(x * range).to_f32())
+        .collect();
+    let bits = values
+        .iter()
+        .map(|&x| bf16::from_bits(half::bf16::from_f32(x).to_bits()))
+        .collect();
+    (bits, values)
 }

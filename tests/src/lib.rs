@@ -16,10 +16,10 @@ pub mod gpu;
 pub mod inputs;
 pub mod launch;
 
-pub use compare::{assert_close, ulps, ulps32, ulps64};
+pub use compare::{assert_close, assert_gemm_close, ulps, ulps32, ulps64};
 pub use ferrocuda_examples::reference;
 pub use gpu::{
     REQUIRE_GPU_ENV, SKIP_GPU_ENV, gpu, gpu_with, on_gpu, on_gpu_with, other_device, process_env,
 };
-pub use inputs::{random_f32, random_u8, random_u32, rng};
+pub use inputs::{random_bf16, random_f32, random_u8, random_u32, rng};
 pub use launch::{blocks, expect_panic, grid_2d};

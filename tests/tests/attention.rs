@@ -19,7 +19,7 @@
 use ferrocuda::device::half::bf16;
 use ferrocuda::prelude::*;
 use ferrocuda_examples::reference::attention_row;
-use ferrocuda_tests::{device_tests, random_f32, rng};
+use ferrocuda_tests::{device_tests, random_bf16};
 use kernels_nvptx::attention::{AttentionError, AttentionShape, attention_launch};
 use kernels_nvptx::gemm_bf16::ptx_architecture;
 
@@ -36,20 +36,6 @@ fn runs_on(device: &Device) -> bool {
         ptx_architecture()
     );
     false
-}
-
-/// `n` random values in `[-range, range)` rounded to bf16 by the `half` crate, as the kernel's
-/// `bf16` and as the exact `f32` values for the reference.
-fn random_bf16(seed: &str, n: usize, range: f32) -> (Vec<bf16>, Vec<f32>) {
-    let values: Vec<f32> = random_f32(&mut rng(seed), n)
-        .into_iter()
-        .map(|x| half::bf16::from_f32(x * range).to_f32())
-        .collect();
-    let bits = values
-        .iter()
-        .map(|&x| bf16::from_bits(half::bf16::from_f32(x).to_bits()))
-        .collect();
-    (bits, values)
 }
 
 /// Runs the attention of `shape` on `device` with `scale` and the causal mask when `causal`,

@@ -15,8 +15,7 @@
 
 use ferrocuda::device::half::bf16;
 use ferrocuda::prelude::*;
-use ferrocuda_examples::reference::matmul_with_magnitudes;
-use ferrocuda_tests::{device_tests, random_f32, rng};
+use ferrocuda_tests::{assert_gemm_close, device_tests, random_bf16};
 use kernels_nvptx::gemm_bf16::{GemmError, gemm_bf16_launch, ptx_architecture};
 
 /// Whether the kernel can run on `device` (else it says why it skips).
@@ -31,24 +30,10 @@ fn runs_on(device: &Device) -> bool {
     false
 }
 
-/// `n` random values rounded to bf16 by the `half` crate, as the kernel's `bf16` and as the
-/// exact `f32` values for the reference.
-fn random_bf16(seed: &str, n: usize) -> (Vec<bf16>, Vec<f32>) {
-    let values: Vec<f32> = random_f32(&mut rng(seed), n)
-        .into_iter()
-        .map(|x| half::bf16::from_f32(x * 4.0).to_f32())
-        .collect();
-    let bits = values
-        .iter()
-        .map(|&x| bf16::from_bits(half::bf16::from_f32(x).to_bits()))
-        .collect();
-    (bits, values)
-}
-
 /// Runs the GEMM of size `m` x `n` x `k` on `device` and checks every element.
 fn check(device: &Device, m: usize, n: usize, k: usize) {
-    let (a, a_values) = random_bf16(&format!("gemm_bf16 a {m} {n} {k}"), m * k);
-    let (b, b_values) = random_bf16(&format!("gemm_bf16 b {m} {n} {k}"), k * n);
+    let (a, a_values) = random_bf16(&format!("gemm_bf16 a {m} {n} {k}"), m * k, 4.0);
+    let (b, b_values) = random_bf16(&format!("gemm_bf16 b {m} {n} {k}"), k * n, 4.0);
     let a_dev = DeviceBuffer::from_slice(device, &a).unwrap();
     let b_dev = DeviceBuffer::from_slice(device, &b).unwrap();
     let mut c_dev = DeviceBuffer::from_slice(device, &vec![f32::NAN; m * n]).unwrap();
@@ -62,18 +47,7 @@ fn check(device: &Device, m: usize, n: usize, k: usize) {
     .unwrap();
     device.synchronize().unwrap();
     let c = c_dev.to_vec().unwrap();
-    let (expected, magnitude) = matmul_with_magnitudes(&a_values, &b_values, m, k, n);
-    let per_magnitude = (k / 16) as f64 * 2f64.powi(-18);
-    for (i, ((&got, &want), &size)) in c.iter().zip(&expected).zip(&magnitude).enumerate() {
-        let error = (got as f64 - want).abs();
-        assert!(
-            error <= per_magnitude * size,
-            "{m} x {n} x {k}: C[{}][{}] = {got}, expected {want} (error {error:e}, tolerance {:e})",
-            i / n,
-            i % n,
-            per_magnitude * size
-        );
-    }
+    assert_gemm_close(&c, (&a_values, &b_values), (m, n, k));
 }
 
 /// The launch's error for `m` x `n` x `k` with buffers of the given lengths (nothing runs).

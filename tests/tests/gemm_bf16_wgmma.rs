@@ -17,26 +17,11 @@ use ferrocuda::device::half::bf16;
 use ferrocuda::device::wgmma::{SharedMatrixDescriptor, Swizzle, WarpgroupAccumulatorN256};
 use ferrocuda::prelude::*;
 use ferrocuda::{Error, SimulatorFault, TensorMap2d};
-use ferrocuda_examples::reference::matmul_with_magnitudes;
-use ferrocuda_tests::{device_tests, random_f32, rng};
+use ferrocuda_tests::{assert_gemm_close, device_tests, random_bf16};
 use kernels_hopper::gemm_bf16_wgmma::{GemmWgmmaError, gemm_bf16_wgmma_launch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use test_kernels::hopper::{HOPPER_INSTRUCTIONS, HOPPER_SHARED_BYTES, hopper_instruction};
-
-/// `n` random values rounded to bf16 by the `half` crate, as the kernel's `bf16` and as the
-/// exact `f32` values for the reference.
-fn random_bf16(seed: &str, n: usize) -> (Vec<bf16>, Vec<f32>) {
-    let values: Vec<f32> = random_f32(&mut rng(seed), n)
-        .into_iter()
-        .map(|x| half::bf16::from_f32(x * 4.0).to_f32())
-        .collect();
-    let bits = values
-        .iter()
-        .map(|&x| bf16::from_bits(half::bf16::from_f32(x).to_bits()))
-        .collect();
-    (bits, values)
-}
 
 /// The instruction of an `UnsupportedInstruction` fault (and checks the kernel's name).
 fn refused(error: Error, kernel: &str) -> &'static str {
@@ -67,8 +52,8 @@ fn refused(error: Error, kernel: &str) -> &'static str {
 /// Runs the GEMM of size `m` x `n` x `k` on `device` and checks every element (on a GPU), or
 /// checks that the simulator refuses it.
 fn check(device: &Device, m: usize, n: usize, k: usize) {
-    let (a, a_values) = random_bf16(&format!("gemm_bf16_wgmma a {m} {n} {k}"), m * k);
-    let (b, b_values) = random_bf16(&format!("gemm_bf16_wgmma b {m} {n} {k}"), k * n);
+    let (a, a_values) = random_bf16(&format!("gemm_bf16_wgmma a {m} {n} {k}"), m * k, 4.0);
+    let (b, b_values) = random_bf16(&format!("gemm_bf16_wgmma b {m} {n} {k}"), k * n, 4.0);
     let a_dev = DeviceBuffer::from_slice(device, &a).unwrap();
     let b_dev = DeviceBuffer::from_slice(device, &b).unwrap();
     let mut c_dev = DeviceBuffer::from_slice(device, &vec![f32::NAN; m * n]).unwrap();
@@ -95,18 +80,7 @@ fn check(device: &Device, m: usize, n: usize, k: usize) {
     }
     result.unwrap();
     let c = c_dev.to_vec().unwrap();
-    let (expected, magnitude) = matmul_with_magnitudes(&a_values, &b_values, m, k, n);
-    let per_magnitude = (k / 16) as f64 * 2f64.powi(-18);
-    for (i, ((&got, &want), &size)) in c.iter().zip(&expected).zip(&magnitude).enumerate() {
-        let error = (got as f64 - want).abs();
-        assert!(
-            error <= per_magnitude * size,
-            "{m} x {n} x {k}: C[{}][{}] = {got}, expected {want} (error {error:e}, tolerance {:e})",
-            i / n,
-            i % n,
-            per_magnitude * size
-        );
-    }
+    assert_gemm_close(&c, (&a_values, &b_values), (m, n, k));
 }
 
 /// The launch's shape error for `m` x `n` x `k` with buffers of the given lengths.

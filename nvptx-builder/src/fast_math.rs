@@ -27,7 +27,7 @@
 //! the module goes to `llc` exactly as before.
 
 use crate::error::{Error, Result};
-use crate::ir_syntax::{GlobalLine, split_top_level, symbol_name};
+use crate::ir_syntax::{GlobalLine, symbol_name, used_list_keeping};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -389,39 +389,10 @@ fn markers(ir: &str) -> Result<Vec<Marker>> {
 
 /// An `@llvm.used`-style list without the markers; `None` when nothing is left.
 fn without_markers(g: &GlobalLine<'_>, markers: &[&str]) -> Option<String> {
-    let init = g.init.unwrap_or("").trim();
-    let inner = init
-        .strip_prefix('[')
-        .and_then(|s| s.strip_suffix(']'))
-        .unwrap_or(init);
-    let kept: Vec<&str> = split_top_level(inner)
-        .into_iter()
-        .filter(|item| {
-            let name = item.trim().rsplit_once('@').map_or("", |(_, n)| n);
-            !item.is_empty() && !markers.contains(&name)
-        })
-        .collect();
-    if kept.is_empty() {
-        return None;
-    }
-    let elem =
-        g.ty.trim_start_matches('[')
-            .trim_end_matches(']')
-            .split_once(" x ")
-            .map_or("ptr", |(_, t)| t.trim());
-    let mut line = format!(
-        "@{} = {} {} [{} x {elem}] [{}]",
-        g.name,
-        g.prefix.join(" "),
-        g.keyword,
-        kept.len(),
-        kept.join(", ")
-    );
-    for attr in &g.attrs {
-        line.push_str(", ");
-        line.push_str(attr);
-    }
-    Some(line)
+    used_list_keeping(g, |item| {
+        let name = item.trim().rsplit_once('@').map_or("", |(_, n)| n);
+        !markers.contains(&name)
+    })
 }
 
 /// The symbol of the function a `define` line opens.

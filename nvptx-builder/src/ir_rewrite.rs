@@ -20,7 +20,7 @@
 
 use crate::contract::{CONSTANT_SECTION, SHARED_SECTION};
 use crate::error::{Error, Result};
-use crate::ir_syntax::{GlobalLine, name_len, skip_string, split_top_level, symbol_name};
+use crate::ir_syntax::{GlobalLine, name_len, skip_string, symbol_name, used_list_keeping};
 use std::collections::HashMap;
 
 const SHARED_ADDRSPACE: u32 = 3;
@@ -146,37 +146,7 @@ fn rewrite_definition(g: &GlobalLine<'_>, mv: Move, moves: &HashMap<String, Move
 
 /// `@llvm.used`-style list without the moved globals; `None` when it ends up empty.
 fn rewrite_used_list(g: &GlobalLine<'_>, moves: &HashMap<String, Move>) -> Option<String> {
-    let init = g.init.unwrap_or("").trim();
-    let inner = init
-        .strip_prefix('[')
-        .and_then(|s| s.strip_suffix(']'))
-        .unwrap_or(init);
-    let kept: Vec<&str> = split_top_level(inner)
-        .into_iter()
-        .filter(|item| !item.is_empty() && !references_any(item, moves))
-        .collect();
-    if kept.is_empty() {
-        return None;
-    }
-    // `[N x ptr]`: keep the element type, fix the count.
-    let elem =
-        g.ty.trim_start_matches('[')
-            .trim_end_matches(']')
-            .split_once(" x ")
-            .map_or("ptr", |(_, t)| t.trim());
-    let mut line = format!(
-        "@{} = {} {} [{} x {elem}] [{}]",
-        g.name,
-        g.prefix.join(" "),
-        g.keyword,
-        kept.len(),
-        kept.join(", ")
-    );
-    for attr in &g.attrs {
-        line.push_str(", ");
-        line.push_str(attr);
-    }
-    Some(line)
+    used_list_keeping(g, |item| !references_any(item, moves))
 }
 
 /// Whether `text` mentions any moved global.

@@ -250,6 +250,42 @@ fn top_level_comma(s: &str) -> Option<usize> {
         .map(|(i, _, _)| i)
 }
 
+/// An `@llvm.used`-style list (`[N x ptr] [ptr @a, ptr @b]`) keeping the items for which `keep`
+/// holds, with its count fixed; `None` when nothing is left (the global is then dropped).
+pub(crate) fn used_list_keeping(g: &GlobalLine<'_>, keep: impl Fn(&str) -> bool) -> Option<String> {
+    let init = g.init.unwrap_or("").trim();
+    let inner = init
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .unwrap_or(init);
+    let kept: Vec<&str> = split_top_level(inner)
+        .into_iter()
+        .filter(|item| !item.is_empty() && keep(item))
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    // `[N x ptr]`: keep the element type, fix the count.
+    let elem =
+        g.ty.trim_start_matches('[')
+            .trim_end_matches(']')
+            .split_once(" x ")
+            .map_or("ptr", |(_, t)| t.trim());
+    let mut line = format!(
+        "@{} = {} {} [{} x {elem}] [{}]",
+        g.name,
+        g.prefix.join(" "),
+        g.keyword,
+        kept.len(),
+        kept.join(", ")
+    );
+    for attr in &g.attrs {
+        line.push_str(", ");
+        line.push_str(attr);
+    }
+    Some(line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -257,6 +257,27 @@ fn ours<'a>(
     })
 }
 
+/// Times entry `name` (in the table as `label`): ferrocuda's `launch_ours` first, then the
+/// raw variants of [`raw_variants`] on the same `(grid, block)`, as [`measure`] does.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call per kernel, each argument named at the call"
+)]
+fn time_kernel<'a>(
+    device: &Device,
+    modules: &Modules,
+    (name, label): (&str, &str),
+    rounds: usize,
+    (grid, block): ((u32, u32, u32), (u32, u32, u32)),
+    cuda_args: [Vec<Arg>; 2],
+    fast_args: Vec<Arg>,
+    launch_ours: impl FnMut() -> ferrocuda::Result<()> + 'a,
+) -> ExampleResult<Row> {
+    let mut variants = raw_variants(modules, name, grid, block, cuda_args, fast_args)?;
+    variants.insert(0, ours(modules, name, launch_ours)?);
+    measure(device, label, rounds, &mut variants)
+}
+
 /// Output buffers, one per implementation: ferrocuda, CUDA C `--fmad=false`, CUDA C default,
 /// ferrocuda fast math.
 fn outputs<T: ferrocuda::DeviceCopy + Default>(
@@ -343,28 +364,18 @@ fn hotspot_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleResu
     fast.extend(tail);
     fast.extend(coefficients);
     let it_u32 = iteration as u32;
-    let mut variants = raw_variants(
-        modules,
-        "hotspot",
-        (grid.0, grid.1, 1),
-        (16, 16, 1),
-        [cuda(&outs[1]), cuda(&outs[2])],
-        fast,
-    )?;
+    let cuda_args = [cuda(&outs[1]), cuda(&outs[2])];
     let [out0, ..] = &mut outs;
-    variants.insert(
-        0,
-        ours(modules, "hotspot", || {
-            launch!(hotspot[grid, (16, 16)](it_u32, &power, &temp, &mut *out0, cols as u32, rows as u32, it_u32, it_u32, k.cap, k.rx, k.ry, k.rz, k.step))
-        })?,
-    );
-    let row = measure(
+    let row = time_kernel(
         device,
-        "hotspot 8192^2, 2 steps per launch",
+        modules,
+        ("hotspot", "hotspot 8192^2, 2 steps per launch"),
         rounds,
-        &mut variants,
+        ((grid.0, grid.1, 1), (16, 16, 1)),
+        cuda_args,
+        fast,
+        || launch!(hotspot[grid, (16, 16)](it_u32, &power, &temp, &mut *out0, cols as u32, rows as u32, it_u32, it_u32, k.cap, k.rx, k.ry, k.rz, k.step)),
     )?;
-    drop(variants);
     cross_check("hotspot", modules.fast_math.is_some(), &outs, 1e-5)?;
     Ok(row)
 }
@@ -521,25 +532,18 @@ fn stencil3d_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleRe
     fast.extend(dims);
     fast.extend([Arg::F32(c0), Arg::F32(c1)]);
     let nn = n as u32;
-    let mut variants = raw_variants(
-        modules,
-        "stencil3d",
-        grid,
-        (32, 8, 1),
-        [cuda(&outs[1]), cuda(&outs[2])],
-        fast,
-    )?;
+    let cuda_args = [cuda(&outs[1]), cuda(&outs[2])];
     let [out0, ..] = &mut outs;
-    variants.insert(
-        0,
-        ours(
-            modules,
-            "stencil3d",
-            || launch!(stencil3d[grid, (32, 8, 1)](&input, &mut *out0, nn, nn, nn, c0, c1)),
-        )?,
-    );
-    let row = measure(device, "stencil3d 512^3, 7 points", rounds, &mut variants)?;
-    drop(variants);
+    let row = time_kernel(
+        device,
+        modules,
+        ("stencil3d", "stencil3d 512^3, 7 points"),
+        rounds,
+        (grid, (32, 8, 1)),
+        cuda_args,
+        fast,
+        || launch!(stencil3d[grid, (32, 8, 1)](&input, &mut *out0, nn, nn, nn, c0, c1)),
+    )?;
     cross_check("stencil3d", modules.fast_math.is_some(), &outs, 1e-5)?;
     Ok(row)
 }
@@ -575,30 +579,18 @@ fn convolution_row(device: &Device, modules: &Modules, rounds: usize) -> Example
         Arg::I32(n as i32),
     ];
     let nn = n as u32;
-    let mut variants = raw_variants(
-        modules,
-        "convolution",
-        grid,
-        (16, 16, 1),
-        [cuda(&outs[1]), cuda(&outs[2])],
-        fast,
-    )?;
+    let cuda_args = [cuda(&outs[1]), cuda(&outs[2])];
     let [out0, ..] = &mut outs;
-    variants.insert(
-        0,
-        ours(
-            modules,
-            "convolution",
-            || launch!(convolution[(grid.0, grid.1), (16, 16)](&image, &mut *out0, nn, nn)),
-        )?,
-    );
-    let row = measure(
+    let row = time_kernel(
         device,
-        "convolution 4096^2, 7x7 constant filter",
+        modules,
+        ("convolution", "convolution 4096^2, 7x7 constant filter"),
         rounds,
-        &mut variants,
+        (grid, (16, 16, 1)),
+        cuda_args,
+        fast,
+        || launch!(convolution[(grid.0, grid.1), (16, 16)](&image, &mut *out0, nn, nn)),
     )?;
-    drop(variants);
     cross_check("convolution", modules.fast_math.is_some(), &outs, 1e-4)?;
     Ok(row)
 }
@@ -647,21 +639,17 @@ fn nbody_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleResult
         cuda(&new_positions[1], &new_velocities[1]),
         cuda(&new_positions[2], &new_velocities[2]),
     ];
-    let mut variants = raw_variants(modules, "nbody", grid, (256, 1, 1), cuda_args, fast)?;
     let ([p0, ..], [v0, ..]) = (&mut new_positions, &mut new_velocities);
-    variants.insert(
-        0,
-        ours(modules, "nbody", || {
-            launch!(nbody[grid.0, 256](&positions, &velocities, &mut *p0, &mut *v0, dt, softening2))
-        })?,
-    );
-    let row = measure(
+    let row = time_kernel(
         device,
-        "nbody 131072 bodies, 256-body shared tiles",
+        modules,
+        ("nbody", "nbody 131072 bodies, 256-body shared tiles"),
         rounds,
-        &mut variants,
+        (grid, (256, 1, 1)),
+        cuda_args,
+        fast,
+        || launch!(nbody[grid.0, 256](&positions, &velocities, &mut *p0, &mut *v0, dt, softening2)),
     )?;
-    drop(variants);
     // Positions and velocities as floats, for the same checks as the other kernels.
     let flat = |b: &DeviceBuffer<Float4>| -> ferrocuda::Result<Vec<f32>> {
         Ok(b.to_vec()?
@@ -733,30 +721,18 @@ fn spmv_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleResult<
         Arg::Slice(x.device_ptr(), rows),
         Arg::Slice(outs[3].device_ptr(), rows),
     ];
-    let mut variants = raw_variants(
-        modules,
-        "spmv_csr",
-        grid,
-        (256, 1, 1),
-        [cuda(&outs[1]), cuda(&outs[2])],
-        fast,
-    )?;
+    let cuda_args = [cuda(&outs[1]), cuda(&outs[2])];
     let [out0, ..] = &mut outs;
-    variants.insert(
-        0,
-        ours(
-            modules,
-            "spmv_csr",
-            || launch!(spmv_csr[grid.0, 256](&offsets, &columns, &values, &x, &mut *out0)),
-        )?,
-    );
-    let row = measure(
+    let row = time_kernel(
         device,
-        "spmv_csr 2^22 rows, 32 non-zeros per row",
+        modules,
+        ("spmv_csr", "spmv_csr 2^22 rows, 32 non-zeros per row"),
         rounds,
-        &mut variants,
+        (grid, (256, 1, 1)),
+        cuda_args,
+        fast,
+        || launch!(spmv_csr[grid.0, 256](&offsets, &columns, &values, &x, &mut *out0)),
     )?;
-    drop(variants);
     cross_check("spmv_csr", modules.fast_math.is_some(), &outs, 1e-4)?;
     Ok(row)
 }

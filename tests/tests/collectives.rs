@@ -122,7 +122,7 @@ device_tests! {
             let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
             let mut out = DeviceBuffer::<u32>::zeros(device, COLLECTIVE_RESULTS * n).unwrap();
             launch!(collectives_sum_u32[BLOCKS, shape](&input, &mut out)).unwrap();
-            let reference = expected(&input, threads(shape), 0, u32::wrapping_add);
+            let reference = expected(&input, threads(shape), EXCLUSIVE_FIRST_U32, u32::wrapping_add);
             assert_rows(&out.to_vec().unwrap(), &reference, shape, "u32 sum");
         }
     }

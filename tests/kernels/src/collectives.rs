@@ -65,11 +65,22 @@ pub fn compose_affine(f: u64, g: u64) -> u64 {
     ((b as u64) << 32) | a as u64
 }
 
-/// The collectives with the wrapping sum of `u32` (scratch: a static shared array).
+/// What the `u32` sum's exclusive scans give the first lane and thread: not the identity of the
+/// sum, which shows that the collectives return it without combining it.
+pub const EXCLUSIVE_FIRST_U32: u32 = 0xdead_beef;
+
+/// The collectives with the wrapping sum of `u32`, with [`EXCLUSIVE_FIRST_U32`] as the
+/// exclusive scans' first value (scratch: a static shared array).
 #[kernel]
 pub fn collectives_sum_u32(input: &[u32], out: &mut [u32]) {
     let mut scratch = shared_array!(u32; BLOCK_SCRATCH_LEN);
-    all_collectives(&mut scratch, input, 0, u32::wrapping_add, out);
+    all_collectives(
+        &mut scratch,
+        input,
+        EXCLUSIVE_FIRST_U32,
+        u32::wrapping_add,
+        out,
+    );
 }
 
 /// The collectives with the wrapping sum of `i32` (scratch: a static shared array).

@@ -183,7 +183,7 @@ device_tests! {
             }
             // The exclusive scans' first elements are the identity exactly.
             for (i, row) in actual.chunks(COLLECTIVE_RESULTS).enumerate() {
-                if (i % threads) % 32 == 0 {
+                if (i % threads).is_multiple_of(32) {
                     assert_eq!(row[2].to_bits(), 0f32.to_bits(), "warp exclusive scan of thread {i}");
                 }
                 if i % threads == 0 {

@@ -4,7 +4,7 @@
 
 use ferrocuda::prelude::*;
 use ferrocuda::{Error, SimulatorFault};
-use ferrocuda_tests::{device_tests, expect_panic, random_f32, rng};
+use ferrocuda_tests::{blocks, device_tests, expect_panic, random_f32, rng};
 use rand::Rng;
 use test_kernels::collectives::*;
 
@@ -190,6 +190,21 @@ device_tests! {
                     assert_eq!(row[6].to_bits(), 0f32.to_bits(), "block exclusive scan of thread {i}");
                 }
             }
+        }
+    }
+
+    fn block_sums_of_a_tail_that_is_not_a_whole_block(device) {
+        let mut rng = rng("collectives_block_sums");
+        for (n, block) in [(1usize, 32usize), (1000, 256), (5003, 100), (70_001, 1024)] {
+            let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+            let grid = blocks(n, block);
+            let mut sums = DeviceBuffer::<u32>::zeros(device, grid as usize).unwrap();
+            launch!(collectives_block_sums[grid, block as u32](&input, &mut sums)).unwrap();
+            let expected: Vec<u32> = input
+                .chunks(block)
+                .map(|c| c.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
+                .collect();
+            assert_eq!(sums.to_vec().unwrap(), expected, "n = {n}, block = {block}");
         }
     }
 

@@ -133,3 +133,17 @@ pub fn collectives_misuse(mode: u32, out: &mut [u32]) {
     };
     out[rank] = result;
 }
+
+/// `sums[b]` = the wrapping sum of block `b`'s part of `input` (1-D blocks; threads past the end
+/// add 0): `block_reduce` alone, as a kernel would use it (and the instance whose registers
+/// `ptxas -v` reports).
+#[kernel]
+pub fn collectives_block_sums(input: &[u32], sums: &mut [u32]) {
+    let mut scratch = shared_array!(u32; BLOCK_SCRATCH_LEN);
+    let i = grid!(1);
+    let value = if i < input.len() { input[i] } else { 0 };
+    let total = block_reduce(&mut scratch, value, u32::wrapping_add);
+    if thread_idx().x == 0 {
+        sums[block_idx().x as usize] = total;
+    }
+}

@@ -2,7 +2,8 @@
 //!
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
 //! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`]), shared memory, atomics,
-//! warp operations, asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), warp
+//! warp operations, warp and block collectives ([`warp_reduce`], [`block_exclusive_scan`], ...),
+//! asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), warp
 //! matrix multiply-accumulate on the tensor cores ([`mma_sync`]), math, half precision
 //! ([`struct@f16`], [`bf16`] and their pairs) and device `printf`.
 //!
@@ -46,6 +47,7 @@ pub mod architecture;
 pub mod async_copy;
 pub mod atomic;
 mod backend;
+pub mod block_collectives;
 mod bounds;
 pub mod constant;
 pub mod dims;
@@ -66,6 +68,7 @@ pub mod shared;
 pub mod sync;
 pub mod tma;
 pub mod warp;
+pub mod warp_collectives;
 pub mod warpgroup;
 pub mod wgmma;
 
@@ -77,6 +80,10 @@ pub use async_copy::{ASYNC_COPY_SIZES, async_copy, async_copy_zero_fill};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use async_copy::{async_copy_commit, async_copy_wait, async_copy_wait_all};
 pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
+pub use block_collectives::{
+    BLOCK_SCRATCH_LEN, MAX_BLOCK_THREADS, block_broadcast, block_exclusive_scan,
+    block_inclusive_scan, block_reduce, block_scratch_len,
+};
 pub use constant::Constant;
 pub use dims::Dim3;
 pub use half::{bf16, bf16x2, f16, f16x2};
@@ -100,6 +107,10 @@ pub use warp::{
     is_shuffle_width, lane_id, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width,
     shfl_up_sync, shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, warp_id,
 };
+pub use warp_collectives::{
+    warp_broadcast, warp_exclusive_scan, warp_inclusive_scan, warp_lane_count, warp_member_mask,
+    warp_reduce,
+};
 
 /// The items a kernel usually needs, for `use ferrocuda::prelude::*`: every name of the README's
 /// device-API table (`tests/tests/prelude_readme.rs` checks that each one resolves through
@@ -109,6 +120,10 @@ pub mod prelude {
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
     pub use crate::async_copy::{async_copy_commit, async_copy_wait, async_copy_wait_all};
     pub use crate::atomic::{Atomic, AtomicBitwise, AtomicSlice, Ordering};
+    pub use crate::block_collectives::{
+        BLOCK_SCRATCH_LEN, block_broadcast, block_exclusive_scan, block_inclusive_scan,
+        block_reduce,
+    };
     pub use crate::dims::Dim3;
     pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;
@@ -132,6 +147,9 @@ pub mod prelude {
         FULL_MASK, ShuffleValue, WARP_SIZE, active_mask, all_sync, any_sync, ballot_sync, lane_id,
         shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
         shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, warp_id,
+    };
+    pub use crate::warp_collectives::{
+        warp_broadcast, warp_exclusive_scan, warp_inclusive_scan, warp_lane_count, warp_reduce,
     };
     pub use crate::{grid, gridsize, shared_array};
 }

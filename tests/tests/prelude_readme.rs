@@ -71,6 +71,10 @@ readme_names! {
         shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, shfl_sync_width,
         shfl_up_sync_width, shfl_down_sync_width, shfl_xor_sync_width, ShuffleValue, ballot_sync,
         any_sync, all_sync, active_mask, FULL_MASK, WARP_SIZE,
+        // warp and block collectives
+        warp_reduce, warp_inclusive_scan, warp_exclusive_scan, warp_broadcast, warp_lane_count,
+        BLOCK_SCRATCH_LEN, block_reduce, block_inclusive_scan, block_exclusive_scan,
+        block_broadcast, thread_rank,
         // asynchronous copies and ldmatrix
         async_copy, async_copy_zero_fill, async_copy_commit, async_copy_wait, async_copy_wait_all,
         ldmatrix_x1, ldmatrix_x2, ldmatrix_x4, ldmatrix_x1_trans, ldmatrix_x2_trans,
@@ -121,6 +125,7 @@ const NOT_API: &[&str] = &[
     "FACTORS", "Particle", "N", "T", "a", "bins", "block", "col", "cols", "delta", "device", "i",
     "lane_mask", "m", "mask", "n", "p", "row", "rows", "scale", "scale__f32", "src_lane", "tile",
     "v", "values", "width", "x", "b", "c", "source", "sink",
+    "op", "identity", "scratch", "src_thread",
     // Rust: keywords, primitive types, attributes, std's derives, `core`.
     "fn", "let", "mut", "pub", "static", "f32", "f64", "str", "repr", "C", "derive", "Clone",
     "Copy", "core", "no_std",

@@ -12,6 +12,7 @@ ferrocuda::ptx_module!();
 pub mod async_copy;
 pub mod busy;
 pub mod check_faults;
+pub mod collectives;
 pub mod context_faults;
 pub mod device_api;
 pub mod fast_math;

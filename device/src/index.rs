@@ -10,7 +10,7 @@
 //! without overflow checks and only then widened to `usize`: `grid!(1)` is one 32-bit
 //! `mad.lo.s32`, as CUDA C's `int` index is, instead of a 64-bit multiply and add (nvptx64's
 //! `usize` is 64-bit, and each 64-bit operation costs two). The entry also narrows slice lengths
-//! and `usize` arguments to their low 32 bits (see [`__narrow_len`]) for kernels without
+//! and `usize` arguments to their low 32 bits (`__narrow_len`, GPU only) for kernels without
 //! `#[kernel(large_buffers)]`, whose launch checked that they fit. The byte offsets of loads and
 //! stores stay 64-bit.
 

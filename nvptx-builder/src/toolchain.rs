@@ -49,7 +49,42 @@ pub(crate) fn ensure(name: &str, origin: Origin) -> Result<Toolchain> {
             install_command(name)
         )));
     };
+    if let Some(rustc) = which_rustc(&rustup, name) {
+        let toolchain = inspect(name, &rustc)?;
+        if missing_components(&toolchain).is_empty() {
+            return Ok(toolchain);
+        }
+    }
+    // A workspace with several kernel crates runs their build scripts at once, and two rustups
+    // installing one toolchain at the same time fail ("detected conflict: .../bin/llc"). One
+    // build script installs while the others wait here, then finds the toolchain complete.
+    let _lock = install_lock(name)?;
+    install_missing(name, origin, &rustup)
+}
 
+/// An exclusive lock, across processes, on installing toolchain `name` (released on drop).
+fn install_lock(name: &str) -> Result<std::fs::File> {
+    let path = std::env::temp_dir().join(format!("nvptx-builder-install-{name}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot open the install lock {}: {e}",
+                path.display()
+            ))
+        })?;
+    file.lock()
+        .map_err(|e| Error::new(format!("cannot lock {}: {e}", path.display())))?;
+    Ok(file)
+}
+
+/// [`ensure`]'s installing part, under the install lock: installs the toolchain or its missing
+/// components unless another build script did it meanwhile.
+fn install_missing(name: &str, origin: Origin, rustup: &Path) -> Result<Toolchain> {
+    let rustup = rustup.to_path_buf();
     let rustc = match which_rustc(&rustup, name) {
         Some(rustc) => rustc,
         None => {
@@ -278,4 +313,23 @@ pub(crate) fn llvm_bin_for_linker() -> Result<PathBuf> {
 /// Path of LLVM tool `name` inside `llvm_bin`.
 pub(crate) fn tool(llvm_bin: &Path, name: &str) -> PathBuf {
     llvm_bin.join(format!("{name}{EXE_SUFFIX}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_install_lock_excludes_a_second_holder_until_dropped() {
+        let name = format!("lock-test-{}", std::process::id());
+        let held = super::install_lock(&name).unwrap();
+        let path = std::env::temp_dir().join(format!("nvptx-builder-install-{name}.lock"));
+        let other = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(held);
+        other.try_lock().unwrap();
+        drop(other);
+        std::fs::remove_file(path).unwrap();
+    }
 }

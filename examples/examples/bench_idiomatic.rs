@@ -22,12 +22,12 @@
 //! The ratio is CUDA C's time over ferrocuda's (higher is better for ferrocuda); the target is
 //! 0.95x. Registers are the driver's, from each loaded function's attributes.
 
-use ferrocuda::cudarc::driver::sys::CUfunction_attribute;
-use ferrocuda::cudarc::driver::{CudaContext, CudaFunction, CudaModule, result};
+use ferrocuda::cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use ferrocuda::cudarc::nvrtc::Ptx;
 use ferrocuda::prelude::*;
 use ferrocuda_examples::{
-    EventTimer, ExampleResult, compare, launch_raw, median, optional_arg, random_f32, required_arg,
+    EventTimer, ExampleResult, compare, launch_raw, median, optional_arg, random_f32, registers,
+    required_arg,
 };
 use kernels_idiomatic::convolution::{FILTER, FILTER_SIZE, convolution};
 use kernels_idiomatic::hotspot::{HotspotCoefficients, hotspot, launch_grid};
@@ -98,19 +98,6 @@ fn launch_args(
     // build `args` from the kernel's signature), and every buffer they point to outlives the
     // launch: the callers synchronize (read the results back) before dropping them.
     unsafe { launch_raw(f, grid, block, &mut params) }
-}
-
-/// "Registers per thread" of a loaded function as the driver reports it.
-fn registers(f: &CudaFunction) -> Option<i64> {
-    // SAFETY: the function is loaded from a live module.
-    unsafe {
-        result::function::get_function_attribute(
-            f.cu_function(),
-            CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
-        )
-    }
-    .ok()
-    .map(i64::from)
 }
 
 /// Writes `values` into the `__constant__` array `name` of a module loaded through cudarc.

@@ -19,15 +19,14 @@
 //! `bench-chart.svg` into `--out-dir` (default: the current directory); `bench_chart`
 //! regenerates the last two from the CSV.
 
-use ferrocuda::cudarc::driver::sys::CUfunction_attribute;
-use ferrocuda::cudarc::driver::{CudaFunction, CudaModule, result};
+use ferrocuda::cudarc::driver::{CudaFunction, CudaModule};
 use ferrocuda::prelude::*;
 use ferrocuda_examples::bench_report::{
     CSV_HEADER, KERNELS, LINE_TABLES, Measurement, UNCHECKED, markdown, parse_csv, to_csv,
 };
 use ferrocuda_examples::{
     EventTimer, ExampleResult, bench_chart, launch_raw, median, optional_arg, param as p,
-    random_f32, reference, required_arg,
+    random_f32, reference, registers, required_arg,
 };
 use kernels_nvptx::elementwise::vecadd;
 use kernels_nvptx::histogram::histogram_shared;
@@ -80,19 +79,6 @@ fn launch_entry(
     // pointer and length, then the token), and the callers pass live buffers that outlive the
     // launch (they synchronize before dropping them).
     unsafe { launch_raw(f, grid, block, &mut params) }
-}
-
-/// "Registers per thread" of a loaded function as the driver reports it.
-fn registers(f: &CudaFunction) -> Option<i64> {
-    // SAFETY: the function is loaded from a live module.
-    unsafe {
-        result::function::get_function_attribute(
-            f.cu_function(),
-            CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
-        )
-    }
-    .ok()
-    .map(i64::from)
 }
 
 /// Prepares the next launch of an implementation (outside the timing) and times it: milliseconds.

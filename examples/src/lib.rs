@@ -192,6 +192,21 @@ pub unsafe fn launch_raw(
     })
 }
 
+/// "Registers per thread" of a loaded function as the driver reports it (`None` if the driver
+/// does not say).
+pub fn registers(f: &ferrocuda::cudarc::driver::CudaFunction) -> Option<i64> {
+    use ferrocuda::cudarc::driver::{result, sys::CUfunction_attribute};
+    // SAFETY: the function is loaded from a live module.
+    unsafe {
+        result::function::get_function_attribute(
+            f.cu_function(),
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
+        )
+    }
+    .ok()
+    .map(i64::from)
+}
+
 /// The address of a kernel parameter's value, as [`launch_raw`] takes it.
 pub fn param<T>(value: &T) -> *mut std::ffi::c_void {
     value as *const T as *mut std::ffi::c_void

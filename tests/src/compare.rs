@@ -42,6 +42,31 @@ pub fn ulps(a: f64, b: f64, single: bool) -> u64 {
     }
 }
 
+/// Asserts that `c` (`m` x `n`, row-major) is the product of `a` (`m` x `k`) and `b` (`k` x `n`)
+/// within the tensor cores' tolerance: per element `(K / 16) 2^-18 sum_k |a b|` (one rounding of
+/// an `mma` per 16 of K, see `ferrocuda::device::mma`), against an `f64` reference.
+pub fn assert_gemm_close(c: &[f32], (a, b): (&[f32], &[f32]), (m, n, k): (usize, usize, usize)) {
+    let (expected, magnitude) =
+        ferrocuda_examples::reference::matmul_with_magnitudes(a, b, m, k, n);
+    let per_magnitude = (k / 16) as f64 * 2f64.powi(-18);
+    assert_eq!(
+        c.len(),
+        m * n,
+        "C has {} elements, expected {m} x {n}",
+        c.len()
+    );
+    for (i, ((&got, &want), &size)) in c.iter().zip(&expected).zip(&magnitude).enumerate() {
+        let error = (got as f64 - want).abs();
+        assert!(
+            error <= per_magnitude * size,
+            "{m} x {n} x {k}: C[{}][{}] = {got}, expected {want} (error {error:e}, tolerance {:e})",
+            i / n,
+            i % n,
+            per_magnitude * size
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,30 +96,5 @@ mod tests {
     #[should_panic(expected = "lengths differ: 1 results, 2 expected")]
     fn assert_close_checks_lengths() {
         assert_close(&[1.0], &[1.0, 2.0], 0.0);
-    }
-}
-
-/// Asserts that `c` (`m` x `n`, row-major) is the product of `a` (`m` x `k`) and `b` (`k` x `n`)
-/// within the tensor cores' tolerance: per element `(K / 16) 2^-18 sum_k |a b|` (one rounding of
-/// an `mma` per 16 of K, see `ferrocuda::device::mma`), against an `f64` reference.
-pub fn assert_gemm_close(c: &[f32], (a, b): (&[f32], &[f32]), (m, n, k): (usize, usize, usize)) {
-    let (expected, magnitude) =
-        ferrocuda_examples::reference::matmul_with_magnitudes(a, b, m, k, n);
-    let per_magnitude = (k / 16) as f64 * 2f64.powi(-18);
-    assert_eq!(
-        c.len(),
-        m * n,
-        "C has {} elements, expected {m} x {n}",
-        c.len()
-    );
-    for (i, ((&got, &want), &size)) in c.iter().zip(&expected).zip(&magnitude).enumerate() {
-        let error = (got as f64 - want).abs();
-        assert!(
-            error <= per_magnitude * size,
-            "{m} x {n} x {k}: C[{}][{}] = {got}, expected {want} (error {error:e}, tolerance {:e})",
-            i / n,
-            i % n,
-            per_magnitude * size
-        );
     }
 }

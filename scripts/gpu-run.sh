@@ -179,7 +179,11 @@ sanitize_table() {
 }
 
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  for t in tests/*; do run "test-$(basename "$t")" "$t" --test-threads=1; done
+  # Each binary under a time limit (TEST_TIMEOUT_S, 240 s): one hung test must not take the
+  # whole device command (10 minutes) with it; a binary past its limit shows as FAIL(124).
+  for t in tests/*; do
+    run "test-$(basename "$t")" timeout -k 10 "${TEST_TIMEOUT_S:-240}" "$t" --test-threads=1
+  done
 fi
 if [ "$what" = examples ] || [ "$what" = all ]; then
   for e in examples/*; do

@@ -113,6 +113,51 @@ pub fn async_copy_zero_fill<T: DeviceCopy, S: Shape>(
     );
 }
 
+/// Starts copying the `len` elements at `src` into `dst[start..start + len]` (`cp.async`) as
+/// [`async_copy`] does, without its checks in GPU builds: for kernels whose index arithmetic
+/// already guarantees the contract and whose inner loop cannot afford a branch and a 64-bit
+/// compare per copy (the tensor-core GEMM of `kernels-nvptx` issues four per thread and step).
+/// On the simulator every check of [`async_copy`] still runs, so a kernel's simulator tests
+/// catch a broken contract as a panic naming it.
+///
+/// # Safety
+/// - `len` elements of `T` are 4, 8 or 16 bytes;
+/// - `start + len <= dst.len()`;
+/// - `src` points to `len` readable elements of global memory (a device buffer) that no thread
+///   writes until the copy is waited for;
+/// - the shared and the global address are both aligned to the copy's size.
+#[inline(always)]
+#[track_caller]
+pub unsafe fn async_copy_unchecked<T: DeviceCopy, S: Shape>(
+    dst: &mut Shared<T, S>,
+    start: usize,
+    src: *const T,
+    len: usize,
+) where
+    Target<T>: Sm80,
+{
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let bytes = len * core::mem::size_of::<T>();
+        // SAFETY: the caller's contract is that of `copy_unchecked`: both ranges lie in their
+        // memories, aligned to `bytes`, which is 4, 8 or 16.
+        unsafe {
+            imp::copy_unchecked(
+                dst.as_ptr().wrapping_add(start).cast(),
+                src.cast(),
+                bytes,
+                bytes,
+            )
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        // SAFETY: the caller's contract: `src` points to `len` readable elements.
+        let src = unsafe { core::slice::from_raw_parts(src, len) };
+        async_copy(dst, start, src);
+    }
+}
+
 /// Checks a copy of `len` elements (`bytes` bytes) to `dst[start..]` and the alignment of both
 /// ends (the source is checked by the backend, which knows its address); returns the address.
 #[inline(always)]

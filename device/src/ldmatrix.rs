@@ -121,6 +121,60 @@ where
     load::<4, T, S>(matrix, row, true)
 }
 
+/// [`ldmatrix_x4`] without its checks in GPU builds: for inner loops whose index arithmetic
+/// already guarantees the contract (a branch and a 64-bit compare per load cost a tensor-core
+/// loop more than the load). On the simulator the checks of [`ldmatrix_x4`] still run, so a
+/// kernel's simulator tests catch a broken contract as a panic naming it.
+///
+/// # Safety
+/// Every lane's `row` is a flat index with `row + 8 <= matrix.len()`, and the address of element
+/// `row` is 16-byte aligned; all 32 lanes of the warp execute the call together.
+#[inline(always)]
+#[track_caller]
+pub unsafe fn ldmatrix_x4_unchecked<T: Bits16, S: Shape>(
+    matrix: &Shared<T, S>,
+    row: usize,
+) -> [u32; 4]
+where
+    Target<T>: Sm80,
+{
+    unchecked::<4, T, S>(matrix, row, false)
+}
+
+/// [`ldmatrix_x4_trans`] without its checks in GPU builds; see [`ldmatrix_x4_unchecked`].
+///
+/// # Safety
+/// As [`ldmatrix_x4_unchecked`].
+#[inline(always)]
+#[track_caller]
+pub unsafe fn ldmatrix_x4_trans_unchecked<T: Bits16, S: Shape>(
+    matrix: &Shared<T, S>,
+    row: usize,
+) -> [u32; 4]
+where
+    Target<T>: Sm80,
+{
+    unchecked::<4, T, S>(matrix, row, true)
+}
+
+/// Loads `M` matrices without checks on the GPU, with them on the simulator (the callers'
+/// contract is that the checks would pass).
+#[inline(always)]
+#[track_caller]
+fn unchecked<const M: usize, T, S: Shape>(
+    matrix: &Shared<T, S>,
+    row: usize,
+    transpose: bool,
+) -> [u32; M] {
+    if cfg!(target_arch = "nvptx64") {
+        let used = (crate::warp::lane_id() as usize) < LDMATRIX_ROW_ELEMENTS * M;
+        let address = matrix.as_ptr().wrapping_add(row).cast::<u8>().cast_const();
+        imp::load::<M>(address, used, transpose)
+    } else {
+        load::<M, T, S>(matrix, row, transpose)
+    }
+}
+
 /// Checks this lane's row (when its row is used) and loads `M` matrices.
 #[inline(always)]
 #[track_caller]

@@ -76,7 +76,7 @@ pub mod wgmma;
 pub mod sim;
 
 pub use abi::{DeviceCopy, KernelParam};
-pub use async_copy::{ASYNC_COPY_SIZES, async_copy, async_copy_zero_fill};
+pub use async_copy::{ASYNC_COPY_SIZES, async_copy, async_copy_unchecked, async_copy_zero_fill};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use async_copy::{async_copy_commit, async_copy_wait, async_copy_wait_all};
 pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
@@ -90,7 +90,7 @@ pub use half::{bf16, bf16x2, f16, f16x2};
 pub use index::*;
 pub use ldmatrix::{
     Bits16, LDMATRIX_ROW_ELEMENTS, ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans,
-    ldmatrix_x4, ldmatrix_x4_trans,
+    ldmatrix_x4, ldmatrix_x4_trans, ldmatrix_x4_trans_unchecked, ldmatrix_x4_unchecked,
 };
 pub use math::{DeviceFloat, FAST_MATH_FUNCTIONS, MATH_FUNCTIONS};
 pub use matrix::{Matrix, MatrixMut};

@@ -121,26 +121,6 @@ pub fn attention_d128(
 mod body {
     use super::*;
 
-    /// `unroll!(i < N => { ... })` runs the block for `i = 0, 1, ..., N - 1` (`N` at most 8, a
-    /// constant after monomorphisation) as straight-line copies, each with a constant `i`: arrays
-    /// indexed by `i` then stay in registers. LLVM does not unroll loops this size by itself (its
-    /// cost model counts the inline assembly of `ldmatrix` and `mma`), and a loop over an array
-    /// indexed by the loop variable puts the array in local memory.
-    macro_rules! unroll {
-        ($i:ident < $n:expr => $body:block) => {
-            unroll!(@each $i, $n, $body; 0 1 2 3 4 5 6 7)
-        };
-        (@each $i:ident, $n:expr, $body:block; $($k:literal)*) => {{
-            const { assert!($n <= 8, "unroll! covers at most 8 iterations") };
-            $(
-                if $k < $n {
-                    let $i: usize = $k;
-                    $body
-                }
-            )*
-        }};
-    }
-
     /// Flat index in a tile (64 rows of `D`) of element `(row, col)`, swizzled (see the module
     /// docs).
     #[inline(always)]

@@ -7,6 +7,11 @@
 
 ferrocuda::ptx_module!();
 
+// Used by the tensor-core kernels, whose bodies exist from sm_80 on and on the simulator.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+#[macro_use]
+mod unroll;
+
 pub mod attention;
 pub mod constant_memory;
 pub mod dynamic_shared;

@@ -176,10 +176,22 @@ device_tests! {
                 "async_copy of 4 elements to index 14 is out of bounds of a shared array of 16 elements"
             );
         }
-        // A good copy goes through.
-        let mut out = DeviceBuffer::<f32>::zeros(device, 1).unwrap();
-        bad_copy(device, &input, 5, &mut out).unwrap();
-        assert_eq!(out.to_vec().unwrap(), [4.0]);
+        // A good copy goes through, checked or unchecked.
+        for mode in [5, 7] {
+            let mut out = DeviceBuffer::<f32>::zeros(device, 1).unwrap();
+            bad_copy(device, &input, mode, &mut out).unwrap();
+            assert_eq!(out.to_vec().unwrap(), [4.0], "mode {mode}");
+        }
+        // The simulator checks the unchecked form too: a broken contract stops there with the
+        // checked form's message (on a GPU it would be undefined behaviour: not launched).
+        if device.is_simulator() {
+            let mut out = DeviceBuffer::<f32>::zeros(device, 1).unwrap();
+            let panic = expect_panic(bad_copy(device, &input, 6, &mut out));
+            assert_eq!(
+                panic.message,
+                "async_copy of 4 elements to index 14 is out of bounds of a shared array of 16 elements"
+            );
+        }
     }
 
     fn waited_copies_are_read_by_other_threads_after_a_barrier(device) {
@@ -402,8 +414,16 @@ fn ldmatrix_checks_each_lanes_row() {
         "ldmatrix: the row of 8 elements at index 508 leaves the shared array of 512 elements"
     );
     assert_eq!(panic.thread, Dim3::new(9, 0, 0));
-    // Nothing wrong: the kernel runs.
+    // The unchecked form checks on the simulator too.
+    let panic = expect_panic(ldmatrix_misuse_result(4, 32));
+    assert_eq!(
+        panic.message,
+        "ldmatrix: the row of 8 elements at index 508 leaves the shared array of 512 elements"
+    );
+    assert_eq!(panic.thread, Dim3::new(9, 0, 0));
+    // Nothing wrong: the kernel runs, checked or unchecked.
     ldmatrix_misuse_result(3, 32).unwrap();
+    ldmatrix_misuse_result(5, 32).unwrap();
 }
 
 #[test]

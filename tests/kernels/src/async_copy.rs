@@ -87,6 +87,7 @@ pub fn ldmatrix_misuse(mode: u32, out: &mut [u32]) {
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 mod body {
     use super::*;
+    use ferrocuda::device::{async_copy_unchecked, ldmatrix_x4_unchecked};
 
     pub(super) fn pipeline(input: &[f32], tiles: u32, out: &mut [f32]) {
         let mut stages = dynamic_shared_array::<f32>();
@@ -153,6 +154,13 @@ mod body {
             2 => async_copy(&mut staged, 0, &input[0..3]),
             3 => async_copy_zero_fill(&mut staged, 0, &input[0..4], 2),
             4 => async_copy(&mut staged, 14, &input[0..4]),
+            // SAFETY: none: mode 6 breaks `async_copy_unchecked`'s contract on purpose (the
+            // range leaves the shared array); the tests launch it only on the simulator, where
+            // the unchecked form still checks and stops with the checked form's panic.
+            6 => unsafe { async_copy_unchecked(&mut staged, 14, input.as_ptr(), 4) },
+            // SAFETY: elements 4..8 of `input` (which the tests make 8 long) to 4..8 of the
+            // shared array (16 elements), both 16-byte aligned.
+            7 => unsafe { async_copy_unchecked(&mut staged, 4, input.as_ptr().wrapping_add(4), 4) },
             _ => async_copy(&mut staged, 4, &input[4..8]),
         }
         async_copy_wait_all();
@@ -225,10 +233,17 @@ mod body {
         }
         let row = match (mode, lane) {
             (1, 3) => 8 * lane + 4,
-            (2, 9) => LDMATRIX_ELEMENTS - 4,
+            (2 | 4, 9) => LDMATRIX_ELEMENTS - 4,
             _ => 8 * lane,
         };
-        let registers = ldmatrix_x4(&tile, row);
+        let registers = if mode >= 4 {
+            // SAFETY: in mode 5 every lane's row is `8 * lane`, inside the 512-element tile
+            // and 16-byte aligned. Mode 4 breaks the contract on purpose (lane 9's row leaves
+            // the tile); the tests launch it only on the simulator, which still checks.
+            unsafe { ldmatrix_x4_unchecked(&tile, row) }
+        } else {
+            ldmatrix_x4(&tile, row)
+        };
         out[t] = registers[0];
     }
 }

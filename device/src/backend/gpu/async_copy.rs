@@ -23,11 +23,30 @@ pub(crate) fn copy(destination: *mut u8, source: *const u8, bytes: usize, source
         }
         source
     };
-    let source_bytes = source_bytes as u32;
     // SAFETY: the façade checked that `destination..+bytes` lies in a shared array and `source`
-    // is a global slice of `source_bytes` bytes; both are aligned to `bytes` (checked above). The
-    // copy writes shared memory asynchronously: the façade's contract makes reading it before the
-    // wait a race, which is the kernel author's duty as for any shared-memory race.
+    // is a global slice of `source_bytes` bytes; both are aligned to `bytes` (checked above).
+    unsafe { copy_unchecked(destination, source, bytes, source_bytes) }
+}
+
+/// Starts the copy of `bytes` bytes (4, 8 or 16), of which the first `source_bytes` come from
+/// `source` and the rest are zero, without checking anything: the body of [`copy`], and of the
+/// façade's `async_copy_unchecked`.
+///
+/// # Safety
+/// `destination..+bytes` lies in a shared array and `source..+source_bytes` in global memory,
+/// both aligned to `bytes`; `bytes` is 4, 8 or 16 and `source_bytes <= bytes`.
+#[inline(always)]
+pub(crate) unsafe fn copy_unchecked(
+    destination: *mut u8,
+    source: *const u8,
+    bytes: usize,
+    source_bytes: usize,
+) {
+    let source_bytes = source_bytes as u32;
+    // SAFETY: the caller's contract: `destination..+bytes` lies in a shared array and `source`
+    // is a global range of `source_bytes` bytes, both aligned to `bytes`. The copy writes shared
+    // memory asynchronously: the façade's contract makes reading it before the wait a race,
+    // which is the kernel author's duty as for any shared-memory race.
     unsafe {
         match bytes {
             4 => core::arch::asm!(

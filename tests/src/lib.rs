@@ -6,6 +6,7 @@
 //!   [`expect_panic`];
 //! - [`inputs`]: deterministic random inputs, seeded from the test's name;
 //! - [`compare`]: tolerances in absolute, relative and ulp terms;
+//! - [`ptx_text`]: entries of a kernel crate's PTX, for tests that pin what the compiler made;
 //! - [`reference`](mod@reference): the CPU references of the kernels, shared with the examples (they live in
 //!   `ferrocuda-examples`, whose checks use them too).
 //!
@@ -15,6 +16,7 @@ pub mod compare;
 pub mod gpu;
 pub mod inputs;
 pub mod launch;
+pub mod ptx_text;
 
 pub use compare::{assert_close, assert_gemm_close, ulps, ulps32, ulps64};
 pub use ferrocuda_examples::reference;

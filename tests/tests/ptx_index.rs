@@ -3,15 +3,7 @@
 //! `blockIdx * blockDim` (`mul.wide.u32` of two registers) plus a 64-bit add; a kernel's slice
 //! lengths reach the body narrowed to 32 bits, and `large_buffers` kernels keep them whole.
 
-/// The body of the entry `name`.
-fn entry_body<'a>(ptx: &'a str, name: &str) -> &'a str {
-    let header = format!("\n.visible .entry {name}(");
-    let start = ptx
-        .find(&header)
-        .unwrap_or_else(|| panic!("no entry {name} in the PTX"));
-    let end = start + ptx[start..].find("\n}").expect("end of the entry");
-    &ptx[start..end]
-}
+use ferrocuda_tests::ptx_text::entry_body;
 
 /// The instructions of `body` with opcode `op` (e.g. `mul.wide.u32`), operands included.
 fn instructions<'a>(body: &'a str, op: &'a str) -> impl Iterator<Item = &'a str> + 'a {

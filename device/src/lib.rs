@@ -48,6 +48,7 @@ pub mod async_copy;
 pub mod atomic;
 mod backend;
 pub mod block_collectives;
+pub mod block_io;
 mod bounds;
 pub mod constant;
 pub mod dims;
@@ -83,6 +84,9 @@ pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
 pub use block_collectives::{
     BLOCK_SCRATCH_LEN, MAX_BLOCK_THREADS, block_broadcast, block_exclusive_scan,
     block_inclusive_scan, block_reduce, block_scratch_len,
+};
+pub use block_io::{
+    VectorChunks, load_blocked, load_striped, split_at_alignment, store_blocked, store_striped,
 };
 pub use constant::Constant;
 pub use dims::Dim3;
@@ -124,6 +128,7 @@ pub mod prelude {
         BLOCK_SCRATCH_LEN, block_broadcast, block_exclusive_scan, block_inclusive_scan,
         block_reduce,
     };
+    pub use crate::block_io::{load_blocked, load_striped, store_blocked, store_striped};
     pub use crate::dims::Dim3;
     pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;

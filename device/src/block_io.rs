@@ -100,6 +100,14 @@ pub fn split_at_alignment<T>(slice: &[T]) -> (&[T], &[T]) {
     slice.split_at(head)
 }
 
+/// [`split_at_alignment`] for a mutable slice: an unaligned head of fewer than
+/// `16 / size_of::<T>()` elements and a rest that starts 16-byte aligned.
+#[inline(always)]
+pub fn split_at_alignment_mut<T>(slice: &mut [T]) -> (&mut [T], &mut [T]) {
+    let head = slice.as_ptr().align_offset(VECTOR_BYTES).min(slice.len());
+    slice.split_at_mut(head)
+}
+
 /// A 16-byte-aligned slice seen as whole chunks of `ITEMS` elements, each loaded with 16-byte
 /// vector loads and no other check than its index: the inner loop of a streaming kernel
 /// (CUB's vectorized loads), where [`load_blocked`] would test the alignment at every load.

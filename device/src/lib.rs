@@ -86,7 +86,8 @@ pub use block_collectives::{
     block_inclusive_scan, block_reduce, block_scratch_len,
 };
 pub use block_io::{
-    VectorChunks, load_blocked, load_striped, split_at_alignment, store_blocked, store_striped,
+    VectorChunks, load_blocked, load_striped, split_at_alignment, split_at_alignment_mut,
+    store_blocked, store_striped,
 };
 pub use constant::Constant;
 pub use dims::Dim3;

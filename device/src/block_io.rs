@@ -86,7 +86,7 @@ unsafe fn store_vectors<T: Copy, const ITEMS: usize>(first: *mut T, items: &[T; 
 #[inline(always)]
 fn vectorizable<T, const ITEMS: usize>(address: usize) -> bool {
     // The size test is a constant for each instance, so the branch folds away when it fails.
-    size_of::<[T; ITEMS]>() % VECTOR_BYTES == 0
+    size_of::<[T; ITEMS]>().is_multiple_of(VECTOR_BYTES)
         && size_of::<T>() > 0
         && address.is_multiple_of(VECTOR_BYTES)
 }

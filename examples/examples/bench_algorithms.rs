@@ -45,7 +45,10 @@ fn hash_index(i: u32) -> u32 {
 fn read_results(path: &str) -> ExampleResult<HashMap<String, (f64, Option<f64>)>> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
     let mut results = HashMap::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let fields: Vec<&str> = line.split_whitespace().collect();
         let ms = fields
             .get(1)
@@ -195,9 +198,7 @@ fn main() -> ExampleResult {
         running += x as f64;
         scale += (x as f64).abs();
         if (y as f64 - running).abs() > 1e-5 * scale + 1e-6 {
-            failures.push(format!(
-                "f32 scan: element {i} is {y}, expected {running}"
-            ));
+            failures.push(format!("f32 scan: element {i} is {y}, expected {running}"));
             break;
         }
     }
@@ -216,7 +217,9 @@ fn main() -> ExampleResult {
     if let Some((_, Some(cub_last))) = cub.get("cub_inclusive_scan_u32")
         && *cub_last != running as f64
     {
-        failures.push(format!("u32 scan: last element {running}, CUB's is {cub_last}"));
+        failures.push(format!(
+            "u32 scan: last element {running}, CUB's is {cub_last}"
+        ));
     }
 
     // Copy.

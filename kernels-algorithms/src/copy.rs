@@ -50,7 +50,7 @@ fn copy_slice<T: Copy>(src: &[T], dst: &mut [T]) {
     let (thread, stride, threads) = grid_position();
     let (src_head, src_body) = split_at_alignment(src);
     let head = src_head.len();
-    let equally_aligned = (dst.as_ptr() as usize + head * size_of::<T>()).is_multiple_of(16);
+    let equally_aligned = (dst.as_ptr() as usize + size_of_val(src_head)).is_multiple_of(16);
     if equally_aligned && let Some((chunks, tail)) = VectorChunks::<T, COPY_CHUNK>::new(src_body) {
         let (dst_head, dst_body) = dst.split_at_mut(head);
         if let (Some(slot), Some(&value)) = (dst_head.get_mut(thread), src_head.get(thread)) {

@@ -19,8 +19,9 @@
 //!
 //! # The kernels
 //! Two launches of one kernel (`reduce_blocks`), as CUB's single-pass-per-block design:
-//! 1. a grid of [`BLOCKS_PER_SM`] blocks of [`REDUCE_BLOCK_THREADS`] threads per multiprocessor
-//!    (fewer for short inputs) walks the input in a grid-stride loop: each thread loads
+//! 1. a grid of as many blocks of [`REDUCE_BLOCK_THREADS`] threads per multiprocessor as are
+//!    resident at once (the driver's occupancy, at most [`MAX_BLOCKS_PER_SM`]; fewer blocks for
+//!    short inputs) walks the input in a grid-stride loop: each thread loads
 //!    [`UNROLL`] chunks of [`CHUNK`] consecutive elements (16-byte vector loads for 4-byte
 //!    elements, two for 8-byte ones) before combining them, so several loads are in flight, and
 //!    keeps one accumulator per position in the chunk; the block then reduces its threads
@@ -47,8 +48,8 @@ use ferrocuda::prelude::*;
 
 /// Threads per block of the reduction.
 pub const REDUCE_BLOCK_THREADS: u32 = 256;
-/// Blocks per multiprocessor of the first launch (at most).
-pub const BLOCKS_PER_SM: u32 = 4;
+/// The most blocks per multiprocessor of the first launch (fewer when fewer are resident).
+pub const MAX_BLOCKS_PER_SM: u32 = 8;
 /// Consecutive elements a thread loads at once (one 16-byte vector of 4-byte elements).
 pub const CHUNK: usize = 4;
 /// Chunks a thread loads before combining them: the loads in flight per thread.
@@ -188,10 +189,6 @@ fn accumulate_chunks<T: Copy>(
     }
     // The last, partial group (one block at most gets here with chunks left).
     if base < chunks {
-        #[expect(
-            clippy::needless_range_loop,
-            reason = "constant indices keep the arrays in registers on the GPU"
-        )]
         for u in 0..UNROLL {
             let index = base + u * threads + rank;
             if index < chunks {
@@ -306,10 +303,16 @@ mod host {
     use crate::slices::{DeviceInput, DeviceOutput};
     use ferrocuda::device::block_collectives::block_scratch_len;
     use ferrocuda::{DeviceSlice, DeviceSliceMut, Error};
+    use std::any::TypeId;
+    use std::collections::HashMap;
 
     /// The element types and operators [`reduce`] has kernels for: every [`ReduceOp`] of this
     /// crate with its types.
-    pub trait Reducible<T: DeviceCopy>: ReduceOp<T> {
+    pub trait Reducible<T: DeviceCopy>: ReduceOp<T> + 'static {
+        /// How many blocks of `reduce_blocks::<T, Self>` are resident on one multiprocessor.
+        #[doc(hidden)]
+        fn resident_blocks(device: &Device) -> ferrocuda::Result<u32>;
+
         /// Launches `reduce_blocks::<T, Self>` with `grid` blocks.
         #[doc(hidden)]
         fn launch_blocks(
@@ -324,6 +327,12 @@ mod host {
     macro_rules! reducible {
         ($($op:ident: $($t:ty),*;)*) => {$($(
             impl Reducible<$t> for $op {
+                fn resident_blocks(device: &Device) -> ferrocuda::Result<u32> {
+                    let shared = block_scratch_len(REDUCE_BLOCK_THREADS) * size_of::<$t>();
+                    let kernel = reduce_blocks::<$t, $op>::default();
+                    Ok(kernel.occupancy(device, REDUCE_BLOCK_THREADS, shared)?.active_blocks)
+                }
+
                 fn launch_blocks(
                     stream: &Stream,
                     grid: u32,
@@ -345,24 +354,21 @@ mod host {
         BitXor: u32, i32, u64, i64;
     }
 
-    /// The most blocks the first launch uses on `device`: [`BLOCKS_PER_SM`] per multiprocessor.
+    /// The most blocks the first launch uses on `device`: [`MAX_BLOCKS_PER_SM`] per
+    /// multiprocessor.
     fn max_blocks(device: &Device) -> usize {
-        (device.limits().multiprocessor_count.max(1) * BLOCKS_PER_SM) as usize
-    }
-
-    /// The blocks of the first launch for `len` elements: one per group of `threads * UNROLL`
-    /// chunks, at least 1, at most [`max_blocks`].
-    fn blocks_for(device: &Device, len: usize) -> usize {
-        let group = REDUCE_BLOCK_THREADS as usize * UNROLL * CHUNK;
-        len.div_ceil(group).clamp(1, max_blocks(device))
+        (device.limits().multiprocessor_count.max(1) * MAX_BLOCKS_PER_SM) as usize
     }
 
     /// The temporary storage of [`reduce_into`]: one partial per block of the first launch
-    /// (CUB's `d_temp_storage`). Make one per device and reuse it across calls to save the
-    /// allocation; [`reduce`] makes its own.
+    /// (CUB's `d_temp_storage`), and the grid of each operator on its device, found once. Make
+    /// one per device and element type and reuse it across calls to save the allocation and
+    /// the occupancy query; [`reduce`] makes its own.
     pub struct ReduceScratch<T: DeviceCopy> {
         /// One partial result per block.
         partials: DeviceBuffer<T>,
+        /// The most blocks of the first launch, by operator type.
+        grids: HashMap<TypeId, usize>,
     }
 
     impl<T: DeviceCopy> ReduceScratch<T> {
@@ -373,13 +379,34 @@ mod host {
         pub fn new(device: &Device) -> ferrocuda::Result<Self> {
             Ok(ReduceScratch {
                 partials: DeviceBuffer::zeros(device, Self::elements(device))?,
+                grids: HashMap::new(),
             })
         }
 
         /// The elements of `T` the storage holds on `device` (CUB's `temp_storage_bytes`
-        /// divided by the element size): [`BLOCKS_PER_SM`] per multiprocessor.
+        /// divided by the element size): [`MAX_BLOCKS_PER_SM`] per multiprocessor.
         pub fn elements(device: &Device) -> usize {
             max_blocks(device)
+        }
+
+        /// The blocks of the first launch of `Op` for `len` elements: one per group of
+        /// `threads * UNROLL` chunks, at least 1, at most the resident blocks of the device.
+        fn blocks_for<Op: Reducible<T>>(
+            &mut self,
+            device: &Device,
+            len: usize,
+        ) -> ferrocuda::Result<usize> {
+            let most = match self.grids.get(&TypeId::of::<Op>()) {
+                Some(&most) => most,
+                None => {
+                    let per_sm = Op::resident_blocks(device)?.clamp(1, MAX_BLOCKS_PER_SM);
+                    let most = (device.limits().multiprocessor_count.max(1) * per_sm) as usize;
+                    self.grids.insert(TypeId::of::<Op>(), most);
+                    most
+                }
+            };
+            let group = REDUCE_BLOCK_THREADS as usize * UNROLL * CHUNK;
+            Ok(len.div_ceil(group).clamp(1, most))
         }
     }
 
@@ -413,7 +440,7 @@ mod host {
                 actual: out.len(),
             });
         }
-        let blocks = blocks_for(stream.device(), input.len());
+        let blocks = scratch.blocks_for::<Op>(stream.device(), input.len())?;
         if blocks == 1 {
             return Op::launch_blocks(stream, 1, input, out);
         }

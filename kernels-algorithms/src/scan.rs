@@ -201,10 +201,6 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
     let items: [T; SCAN_ITEMS] =
         load_blocked(input.get(start..).unwrap_or(&[]), rank as usize, identity);
     let mut scanned = items;
-    #[expect(
-        clippy::needless_range_loop,
-        reason = "constant indices keep the arrays in registers on the GPU"
-    )]
     for k in 1..SCAN_ITEMS {
         scanned[k] = op(scanned[k - 1], items[k]);
     }
@@ -233,10 +229,6 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
     // 4. The outputs.
     let prefix = op(initial, op(tile_prefix, thread_prefix));
     let mut out = [prefix; SCAN_ITEMS];
-    #[expect(
-        clippy::needless_range_loop,
-        reason = "constant indices keep the arrays in registers on the GPU"
-    )]
     for k in 0..SCAN_ITEMS {
         if exclusive {
             if k > 0 {

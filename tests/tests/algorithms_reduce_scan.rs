@@ -254,6 +254,17 @@ device_tests! {
         check_float_reduces!(device, f64, 1e-12);
     }
 
+    fn float_sums_repeat_bit_for_bit(device) {
+        // The order of combination is a fixed tree: the same input gives the same bits.
+        let stream = device.default_stream();
+        let data: Vec<f32> = random_unit("reduce_repeat", 300_001).into_iter().map(|x| x as f32 * 1e3).collect();
+        let input = DeviceBuffer::from_slice(device, &data).unwrap();
+        let first = reduce(&stream, &input, Sum).unwrap();
+        for _ in 0..3 {
+            assert_eq!(reduce(&stream, &input, Sum).unwrap().to_bits(), first.to_bits());
+        }
+    }
+
     fn reduce_into_writes_the_result_and_checks_its_lengths(device) {
         let stream = device.default_stream();
         let data: Vec<u32> = random("reduce_into", 100_000);

@@ -6,6 +6,11 @@
 //! Integers are compared exactly (sums wrap); float minima and maxima exactly; float sums
 //! against an `f64` sum, within `1e-5` (f32) or `1e-12` (f64) of the sum of the magnitudes of
 //! the elements combined (the kernels sum in a fixed tree, not left to right).
+//!
+//! The scans' look-back: the simulator runs blocks one after another, so there every tile finds
+//! its predecessor's inclusive prefix at once; on the GPU the tiles of the larger lengths (up to
+//! 513 tiles for 2^20 + 7) run concurrently, and the `gpu` variants exercise the walk over
+//! aggregates and the waits.
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::device_tests;

@@ -39,7 +39,7 @@
 //!
 //! # Limits
 //! An input has at most `u32::MAX` elements (a larger one is an
-//! [`Error::Launch`](ferrocuda::Error::Launch) from the launch). An empty input reduces to the
+//! [`Error::Launch`] from the launch). An empty input reduces to the
 //! identity.
 
 use ferrocuda::device::block_io::{VectorChunks, split_at_alignment};
@@ -209,7 +209,7 @@ fn accumulate_chunks<T: Copy>(
 /// unaligned head and the tail of `input`; so the blocks' results, combined in any order, give
 /// `op` over all of `input`. Each thread loads [`UNROLL`] chunks with 16-byte vector loads
 /// before combining; the block ends with [`block_reduce`] over `scratch`, which needs one
-/// element per warp ([`block_scratch_len`]).
+/// element per warp ([`block_scratch_len`](ferrocuda::device::block_collectives::block_scratch_len)).
 ///
 /// `op` must be associative and commutative, `identity` its identity. Every thread of the
 /// block must call it (it holds barriers).

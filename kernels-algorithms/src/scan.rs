@@ -47,7 +47,7 @@
 //! left-to-right sum.
 //!
 //! # Limits
-//! At most `u32::MAX` elements (larger: an [`Error::Launch`](ferrocuda::Error::Launch) from the
+//! At most `u32::MAX` elements (larger: an [`Error::Launch`] from the
 //! launch). The input and output cannot overlap: Rust's borrows forbid a `DeviceSlice` and a
 //! `DeviceSliceMut` of one buffer at once.
 

@@ -363,7 +363,8 @@ mod host {
     /// The temporary storage of [`reduce_into`]: one partial per block of the first launch
     /// (CUB's `d_temp_storage`), and the grid of each operator on its device, found once. Make
     /// one per device and element type and reuse it across calls to save the allocation and
-    /// the occupancy query; [`reduce`] makes its own.
+    /// the occupancy query; [`reduce`] makes its own. The kernels use it after the call returns:
+    /// reductions queued on different streams at the same time need a storage each.
     pub struct ReduceScratch<T: DeviceCopy> {
         /// One partial result per block.
         partials: DeviceBuffer<T>,

@@ -346,7 +346,8 @@ mod host {
 
     /// The temporary storage of a scan (CUB's `d_temp_storage`): the tile counter and, per
     /// tile of [`SCAN_TILE`] elements, a status word, an aggregate and an inclusive prefix.
-    /// Storage for `n` elements serves every scan of at most `n`.
+    /// Storage for `n` elements serves every scan of at most `n`. The kernels use it after the
+    /// call returns: scans queued on different streams at the same time need a storage each.
     pub struct ScanScratch<T: DeviceCopy> {
         /// `[counter, status of tile 0, status of tile 1, ...]`.
         state: DeviceBuffer<u32>,

@@ -52,6 +52,7 @@ pub mod block_io;
 mod bounds;
 pub mod constant;
 pub mod dims;
+pub mod grid_reduce;
 pub mod half;
 mod half_atomic;
 pub mod half_pair;
@@ -91,6 +92,7 @@ pub use block_io::{
 };
 pub use constant::Constant;
 pub use dims::Dim3;
+pub use grid_reduce::grid_stride_block_reduce;
 pub use half::{bf16, bf16x2, f16, f16x2};
 pub use index::*;
 pub use ldmatrix::{
@@ -131,6 +133,7 @@ pub mod prelude {
     };
     pub use crate::block_io::{load_blocked, load_striped, store_blocked, store_striped};
     pub use crate::dims::Dim3;
+    pub use crate::grid_reduce::grid_stride_block_reduce;
     pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;
     pub use crate::ldmatrix::{

@@ -59,6 +59,7 @@ pub mod half_pair;
 mod half_rounding;
 pub mod index;
 pub mod ldmatrix;
+pub mod look_back;
 pub mod math;
 pub mod matrix;
 pub mod mbarrier;

@@ -35,11 +35,10 @@
 //!    goes on further back only if there was none. The sum of what it saw is the tile's
 //!    exclusive prefix; the tile publishes its inclusive prefix and writes its outputs.
 //!
-//! A value is written before its status, with release ordering, and read after the status,
-//! with acquire ordering ([`atomic_store`]/[`atomic_load`] at device scope); aggregates and
-//! inclusive prefixes have separate arrays, so a reader never sees one under the other's
-//! status. An initialization kernel sets every status to invalid and the counter to 0 before
-//! each scan (CUB's `ScanInitKernel`).
+//! The tile state and the look-back are the device API's [`TileState`]
+//! (`ferrocuda::device::look_back`, which explains the memory ordering). An initialization
+//! kernel sets every status to invalid and the counter to 0 before each scan (CUB's
+//! `ScanInitKernel`).
 //!
 //! # Order of combination
 //! Floats are combined in a fixed tree (threads, then warps, then tiles in order, each look-back
@@ -52,8 +51,9 @@
 //! `DeviceSliceMut` of one buffer at once.
 
 use crate::reduce::{Max, Min, ReduceOp, Sum};
-use ferrocuda::device::atomic::{Atomic, Ordering, atomic_load, atomic_store};
+use ferrocuda::device::atomic::Atomic;
 use ferrocuda::device::block_collectives::block_scratch_len;
+use ferrocuda::device::look_back::{TILE_INVALID, TileState};
 use ferrocuda::prelude::*;
 
 /// Threads per block of the scan.
@@ -63,115 +63,13 @@ pub const SCAN_ITEMS: usize = 8;
 /// Elements per tile (one block).
 pub const SCAN_TILE: usize = SCAN_BLOCK_THREADS as usize * SCAN_ITEMS;
 
-/// Tile status: nothing published yet.
-const INVALID: u32 = 0;
-/// Tile status: the tile's aggregate is in `aggregates`.
-const AGGREGATE: u32 = 1;
-/// Tile status: the tile's inclusive prefix is in `inclusives`.
-const INCLUSIVE: u32 = 2;
-
 /// The element types of the scans: those with warp shuffles and atomic loads and stores.
 pub trait ScanElement: ShuffleValue + Atomic {}
 impl<T: ShuffleValue + Atomic> ScanElement for T {}
 
-/// The tile state of one scan, in global memory: `state[0]` is the tile counter, `state[1 + t]`
-/// tile `t`'s status; `aggregates[t]` and `inclusives[t]` its published values.
-struct TileState<'a, T> {
-    /// Counter and statuses.
-    state: &'a mut [u32],
-    /// The tiles' aggregates.
-    aggregates: &'a mut [T],
-    /// The tiles' inclusive prefixes.
-    inclusives: &'a mut [T],
-}
-
-impl<T: ScanElement> TileState<'_, T> {
-    /// A pointer to tile `tile`'s status word.
-    #[inline(always)]
-    #[track_caller]
-    fn status(&mut self, tile: usize) -> *mut u32 {
-        &mut self.state[1 + tile]
-    }
-
-    /// Publishes `value` as tile `tile`'s aggregate (`inclusive: false`) or inclusive prefix:
-    /// the value, then the status with release ordering.
-    #[inline(always)]
-    #[track_caller]
-    fn publish(&mut self, tile: usize, value: T, inclusive: bool) {
-        let (slot, status): (*mut T, u32) = if inclusive {
-            (&mut self.inclusives[tile], INCLUSIVE)
-        } else {
-            (&mut self.aggregates[tile], AGGREGATE)
-        };
-        let status_word = self.status(tile);
-        // SAFETY: both pointers come from in-bounds elements of global slices (indexing above
-        // checked them); every concurrent access to them goes through these atomics.
-        unsafe {
-            atomic_store(slot, value, Ordering::Relaxed);
-            atomic_store(status_word, status, Ordering::Release);
-        }
-    }
-
-    /// Waits until tile `tile` has published something; returns (whether it is its inclusive
-    /// prefix, the value).
-    #[inline(always)]
-    #[track_caller]
-    fn wait_for(&mut self, tile: usize) -> (bool, T) {
-        let status_word = self.status(tile);
-        let status = loop {
-            // SAFETY: an in-bounds element of a global slice, accessed only atomically.
-            let status = unsafe { atomic_load(status_word, Ordering::Acquire) };
-            if status != INVALID {
-                break status;
-            }
-        };
-        let slot: *mut T = if status == INCLUSIVE {
-            &mut self.inclusives[tile]
-        } else {
-            &mut self.aggregates[tile]
-        };
-        // SAFETY: as above; the value was written before the status we acquired.
-        (status == INCLUSIVE, unsafe {
-            atomic_load(slot, Ordering::Relaxed)
-        })
-    }
-}
-
-/// The decoupled look-back of tile `tile > 0`, run by the 32 lanes of the block's first warp:
-/// `op` over the tiles before it, from the nearest inclusive prefix on.
-#[inline(always)]
-#[track_caller]
-fn look_back<T: ScanElement, Op: ReduceOp<T>>(tiles: &mut TileState<'_, T>, tile: usize) -> T {
-    let lane = lane_id() as usize;
-    let mut exclusive = Op::identity();
-    // The window is tiles `end - 32 .. end`, lane `l` on tile `end - 1 - l`.
-    let mut end = tile;
-    loop {
-        let (inclusive, value) = match (end - 1).checked_sub(lane) {
-            Some(predecessor) => tiles.wait_for(predecessor),
-            // Before tile 0: nothing, as if an inclusive prefix of the identity.
-            None => (true, Op::identity()),
-        };
-        let inclusive_lanes = ballot_sync(FULL_MASK, inclusive);
-        let stop = if inclusive_lanes == 0 {
-            32
-        } else {
-            inclusive_lanes.trailing_zeros() as usize
-        };
-        let contribution = if lane <= stop { value } else { Op::identity() };
-        // Higher lanes hold earlier tiles: combine right to left.
-        let window = warp_reduce(contribution, |a, b| Op::combine(b, a));
-        exclusive = Op::combine(window, exclusive);
-        if inclusive_lanes != 0 {
-            return exclusive;
-        }
-        end -= 32;
-    }
-}
-
 /// One tile of the scan: `output[i]` = `initial op` (inclusive or exclusive) prefix of
-/// `input` at `i`, for the tile this block takes from the counter. `state`, `aggregates` and
-/// `inclusives` are the tile state (see [`TileState`]), initialized by [`scan_init`].
+/// `input` at `i`, for the tile this block takes from the counter. `tiles` is the tile state
+/// ([`TileState`]), initialized by [`scan_init`].
 #[inline(always)]
 #[track_caller]
 fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
@@ -190,7 +88,7 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
 
     // 1. The tile number, in the order blocks start.
     let ticket = if rank == 0 {
-        tiles.state.atomic_add(0, 1)
+        tiles.take_tile() as u32
     } else {
         0
     };
@@ -212,15 +110,15 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
     if rank < 32 {
         if tile == 0 {
             if rank == 0 {
-                tiles.publish(0, aggregate, true);
+                tiles.publish_inclusive(0, aggregate);
             }
         } else {
             if rank == 0 {
-                tiles.publish(tile, aggregate, false);
+                tiles.publish_aggregate(tile, aggregate);
             }
-            tile_prefix = look_back::<T, Op>(&mut tiles, tile);
+            tile_prefix = tiles.look_back(tile, identity, op);
             if rank == 0 {
-                tiles.publish(tile, op(tile_prefix, aggregate), true);
+                tiles.publish_inclusive(tile, op(tile_prefix, aggregate));
             }
         }
     }
@@ -248,7 +146,7 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
 pub fn scan_init(state: &mut [u32]) {
     let i = grid!(1);
     if i < state.len() {
-        state[i] = INVALID;
+        state[i] = TILE_INVALID;
     }
 }
 
@@ -269,11 +167,7 @@ pub fn scan_tiles<T: ScanElement, Op: ReduceOp<T>>(
     aggregates: &mut [T],
     inclusives: &mut [T],
 ) {
-    let tiles = TileState {
-        state,
-        aggregates,
-        inclusives,
-    };
+    let tiles = TileState::new(state, aggregates, inclusives);
     scan_tile::<T, Op>(input, output, exclusive != 0, initial, tiles);
 }
 

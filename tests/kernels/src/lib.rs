@@ -21,6 +21,7 @@ pub mod faults;
 pub mod half;
 pub mod hopper;
 pub mod index_narrowing;
+pub mod look_back;
 pub mod mma;
 pub mod random;
 pub mod simulator_promises;

@@ -20,10 +20,13 @@
 //! ```
 //!
 //! # The state
-//! Three global arrays: `state[0]` counts the tiles taken, `state[1 + t]` is tile `t`'s status
-//! ([`TILE_INVALID`], [`TILE_AGGREGATE`] or [`TILE_INCLUSIVE`]), `aggregates[t]` and
-//! `inclusives[t]` its published values. Every status must be [`TILE_INVALID`] and the counter
-//! 0 before the scan (a kernel of its own zeroes `state`, as CUB's `ScanInitKernel` does).
+//! Three global arrays: `state[0]` counts the tiles taken, `state[1 + t]` is tile `t`'s 64-bit
+//! status word: its status ([`TILE_INVALID`], [`TILE_AGGREGATE`] or [`TILE_INCLUSIVE`]) in the
+//! high 32 bits and, for 4-byte elements, the published value's bits in the low 32 (CUB's
+//! packed `ScanTileState`); 8-byte elements publish their values in `aggregates[t]` and
+//! `inclusives[t]` (both may be empty for 4-byte elements). Every word must be 0 (invalid) and
+//! the counter 0 before the scan (a kernel of its own zeroes `state`, as CUB's
+//! `ScanInitKernel` does).
 //!
 //! Tiles are numbered by [`TileState::take_tile`] in the order blocks start, not by
 //! `block_idx`, so a tile only ever waits for tiles whose blocks are already running: the
@@ -31,10 +34,12 @@
 //! predecessor has finished).
 //!
 //! # Ordering
-//! A value is stored before its status, the status with release ordering; a reader loads the
-//! status with acquire ordering, then the value (both at device scope, atomically:
-//! [`atomic_store`]/[`atomic_load`]). Aggregates and inclusive prefixes have separate arrays, so
-//! a reader never takes one for the other when a tile moves from one status to the next.
+//! A 4-byte element's value travels in its status word: one relaxed 64-bit store publishes
+//! both, one relaxed 64-bit load reads both, and no fence is needed. An 8-byte value is stored
+//! before its status, the status with release ordering; a reader loads the status with acquire
+//! ordering, then the value (at device scope, atomically: [`atomic_store`]/[`atomic_load`]).
+//! Aggregates and inclusive prefixes have separate arrays, so a reader never takes one for the
+//! other when a tile moves from one status to the next.
 //!
 //! # The look-back
 //! [`TileState::look_back`] runs on the 32 lanes of one warp: lane `l` waits until tile
@@ -56,8 +61,8 @@ pub const TILE_INCLUSIVE: u32 = 2;
 /// The tile state of one single-pass scan in global memory (see the
 /// [module documentation](self)).
 pub struct TileState<'a, T> {
-    /// `[counter, status of tile 0, status of tile 1, ...]`.
-    state: &'a mut [u32],
+    /// `[counter, status word of tile 0, status word of tile 1, ...]`.
+    state: &'a mut [u64],
     /// The tiles' aggregates.
     aggregates: &'a mut [T],
     /// The tiles' inclusive prefixes.
@@ -65,10 +70,14 @@ pub struct TileState<'a, T> {
 }
 
 impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
-    /// The tile state over a kernel's slices: `state` holds the counter then one status per
-    /// tile, `aggregates` and `inclusives` one value per tile.
+    /// Whether values travel in the status words (4-byte elements).
+    const PACKED: bool = size_of::<T>() == 4;
+
+    /// The tile state over a kernel's slices: `state` holds the counter then one status word
+    /// per tile, `aggregates` and `inclusives` one value per tile for 8-byte elements (for
+    /// 4-byte ones they are not used and may be empty).
     #[inline(always)]
-    pub fn new(state: &'a mut [u32], aggregates: &'a mut [T], inclusives: &'a mut [T]) -> Self {
+    pub fn new(state: &'a mut [u64], aggregates: &'a mut [T], inclusives: &'a mut [T]) -> Self {
         TileState {
             state,
             aggregates,
@@ -83,7 +92,7 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     #[inline(always)]
     #[track_caller]
     pub fn take_tile(&mut self) -> usize {
-        let counter: *mut u32 = &mut self.state[0];
+        let counter: *mut u64 = &mut self.state[0];
         // SAFETY: an in-bounds element of a global slice (indexing checked it); every
         // concurrent access to it is atomic.
         unsafe { crate::atomic::atomic_add(counter, 1, Ordering::Relaxed) as usize }
@@ -92,21 +101,35 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     /// A pointer to tile `tile`'s status word.
     #[inline(always)]
     #[track_caller]
-    fn status(&mut self, tile: usize) -> *mut u32 {
+    fn status(&mut self, tile: usize) -> *mut u64 {
         &mut self.state[1 + tile]
     }
 
-    /// Stores `value` in `slot`, then `status` in tile `tile`'s status word, with release
-    /// ordering.
+    /// Publishes `value` with `status` for tile `tile`: in the status word for 4-byte elements,
+    /// else in `aggregates` or `inclusives` and then the status with release ordering.
     #[inline(always)]
     #[track_caller]
-    fn publish(&mut self, tile: usize, slot: *mut T, value: T, status: u32) {
+    fn publish(&mut self, tile: usize, value: T, status: u32) {
         let word = self.status(tile);
+        let high = u64::from(status) << 32;
+        if Self::PACKED {
+            // SAFETY: `T` has 4 bytes (`PACKED`), so its bits are a `u32`.
+            let bits = unsafe { core::mem::transmute_copy::<T, u32>(&value) };
+            // SAFETY: an in-bounds element of a global slice (indexing checked it); every
+            // concurrent access to it is atomic.
+            unsafe { atomic_store(word, high | u64::from(bits), Ordering::Relaxed) };
+            return;
+        }
+        let slot: *mut T = if status == TILE_INCLUSIVE {
+            &mut self.inclusives[tile]
+        } else {
+            &mut self.aggregates[tile]
+        };
         // SAFETY: both pointers come from in-bounds elements of global slices (indexing
         // checked them); every concurrent access to them goes through these atomics.
         unsafe {
             atomic_store(slot, value, Ordering::Relaxed);
-            atomic_store(word, status, Ordering::Release);
+            atomic_store(word, high, Ordering::Release);
         }
     }
 
@@ -117,8 +140,7 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     #[inline(always)]
     #[track_caller]
     pub fn publish_aggregate(&mut self, tile: usize, aggregate: T) {
-        let slot: *mut T = &mut self.aggregates[tile];
-        self.publish(tile, slot, aggregate, TILE_AGGREGATE);
+        self.publish(tile, aggregate, TILE_AGGREGATE);
     }
 
     /// Publishes `inclusive` as tile `tile`'s inclusive prefix (one thread).
@@ -128,8 +150,7 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     #[inline(always)]
     #[track_caller]
     pub fn publish_inclusive(&mut self, tile: usize, inclusive: T) {
-        let slot: *mut T = &mut self.inclusives[tile];
-        self.publish(tile, slot, inclusive, TILE_INCLUSIVE);
+        self.publish(tile, inclusive, TILE_INCLUSIVE);
     }
 
     /// Waits until tile `tile` has published something; returns (whether it is its inclusive
@@ -138,13 +159,24 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     #[track_caller]
     fn wait_for(&mut self, tile: usize) -> (bool, T) {
         let word = self.status(tile);
-        let status = loop {
+        let order = if Self::PACKED {
+            Ordering::Relaxed
+        } else {
+            Ordering::Acquire
+        };
+        let (status, bits) = loop {
             // SAFETY: an in-bounds element of a global slice, accessed only atomically.
-            let status = unsafe { atomic_load(word, Ordering::Acquire) };
+            let loaded = unsafe { atomic_load(word, order) };
+            let status = (loaded >> 32) as u32;
             if status != TILE_INVALID {
-                break status;
+                break (status, loaded as u32);
             }
         };
+        if Self::PACKED {
+            // SAFETY: `T` has 4 bytes (`PACKED`); the bits are a value a tile published.
+            let value = unsafe { core::mem::transmute_copy::<u32, T>(&bits) };
+            return (status == TILE_INCLUSIVE, value);
+        }
         let slot: *mut T = if status == TILE_INCLUSIVE {
             &mut self.inclusives[tile]
         } else {

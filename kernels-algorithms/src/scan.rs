@@ -143,10 +143,10 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
 
 /// Sets the counter (`state[0]`) and every tile status to 0 (invalid).
 #[kernel]
-pub fn scan_init(state: &mut [u32]) {
+pub fn scan_init(state: &mut [u64]) {
     let i = grid!(1);
     if i < state.len() {
-        state[i] = TILE_INVALID;
+        state[i] = u64::from(TILE_INVALID);
     }
 }
 
@@ -163,7 +163,7 @@ pub fn scan_tiles<T: ScanElement, Op: ReduceOp<T>>(
     output: &mut [T],
     exclusive: u32,
     initial: T,
-    state: &mut [u32],
+    state: &mut [u64],
     aggregates: &mut [T],
     inclusives: &mut [T],
 ) {
@@ -244,7 +244,7 @@ mod host {
     /// call returns: scans queued on different streams at the same time need a storage each.
     pub struct ScanScratch<T: DeviceCopy> {
         /// `[counter, status of tile 0, status of tile 1, ...]`.
-        state: DeviceBuffer<u32>,
+        state: DeviceBuffer<u64>,
         /// The tiles' aggregates.
         aggregates: DeviceBuffer<T>,
         /// The tiles' inclusive prefixes.
@@ -274,7 +274,7 @@ mod host {
         /// `temp_storage_bytes`).
         pub fn bytes(len: usize) -> usize {
             let tiles = Self::tiles(len);
-            (tiles + 1) * size_of::<u32>() + 2 * tiles * size_of::<T>()
+            (tiles + 1) * size_of::<u64>() + 2 * tiles * size_of::<T>()
         }
 
         /// The most elements a scan with this storage may have.

@@ -52,23 +52,32 @@ device_tests! {
         for tile in TILES {
             for p_inclusive in [0.0, 0.03, 0.3, 1.0] {
                 let status = statuses(&mut rng, tile, p_inclusive);
-                let mut state = vec![tile as u32];
-                state.extend(&status);
 
+                // 4-byte values travel in the low half of the status words; the arrays are
+                // unused (zeros here, so that reading them would give wrong prefixes).
                 let aggregates: Vec<u32> = (0..tile).map(|_| rng.random()).collect();
                 let inclusives: Vec<u32> = (0..tile).map(|_| rng.random()).collect();
+                let mut state = vec![tile as u64];
+                state.extend(status.iter().enumerate().map(|(t, &s)| {
+                    let value = if s == TILE_INCLUSIVE { inclusives[t] } else { aggregates[t] };
+                    (u64::from(s) << 32) | u64::from(value)
+                }));
                 let mut prefix = DeviceBuffer::<u32>::zeros(device, 32).unwrap();
                 launch!(look_back_sum_u32[1, 32](
                     tile as u32,
                     &mut DeviceBuffer::from_slice(device, &state).unwrap(),
-                    &mut DeviceBuffer::from_slice(device, &aggregates).unwrap(),
-                    &mut DeviceBuffer::from_slice(device, &inclusives).unwrap(),
+                    &mut DeviceBuffer::<u32>::zeros(device, tile).unwrap(),
+                    &mut DeviceBuffer::<u32>::zeros(device, tile).unwrap(),
                     &mut prefix
                 ))
                 .unwrap();
                 let want = expected(&status, &aggregates, &inclusives, 0, u32::wrapping_add);
                 assert_eq!(prefix.to_vec().unwrap(), vec![want; 32], "sum, tile {tile}, statuses {status:?}");
 
+                // 8-byte values are in the arrays; the words hold the statuses only.
+                let state: Vec<u64> = std::iter::once(tile as u64)
+                    .chain(status.iter().map(|&s| u64::from(s) << 32))
+                    .collect();
                 let aggregates: Vec<u64> = (0..tile).map(|_| rng.random::<u64>() | 1).collect();
                 let inclusives: Vec<u64> = (0..tile).map(|_| rng.random::<u64>() | 1).collect();
                 let mut prefix = DeviceBuffer::<u64>::zeros(device, 32).unwrap();

@@ -12,7 +12,7 @@ use ferrocuda::prelude::*;
 #[kernel]
 pub fn look_back_sum_u32(
     tile: u32,
-    state: &mut [u32],
+    state: &mut [u64],
     aggregates: &mut [u32],
     inclusives: &mut [u32],
     prefix: &mut [u32],
@@ -27,7 +27,7 @@ pub fn look_back_sum_u32(
 #[kernel]
 pub fn look_back_affine_u64(
     tile: u32,
-    state: &mut [u32],
+    state: &mut [u64],
     aggregates: &mut [u64],
     inclusives: &mut [u64],
     prefix: &mut [u64],

@@ -59,7 +59,7 @@ use ferrocuda::prelude::*;
 /// Threads per block of the scan.
 pub const SCAN_BLOCK_THREADS: u32 = 256;
 /// Consecutive elements per thread.
-pub const SCAN_ITEMS: usize = 8;
+pub const SCAN_ITEMS: usize = 12;
 /// Elements per tile (one block).
 pub const SCAN_TILE: usize = SCAN_BLOCK_THREADS as usize * SCAN_ITEMS;
 

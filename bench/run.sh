@@ -13,7 +13,7 @@
 # its ratio skipped without PyTorch), 6. the tensor-core attention against PyTorch's flash attention
 # (torch_attention.py; likewise), 7. the first launch with the driver's cache cold and warm,
 # 8. the idiomatic suite (kernels-idiomatic against bench/idiomatic.cu; BENCH_ONLY=idiomatic runs
-# this step alone).
+# this step alone), 9. the device-wide algorithms against CUB and CuPy (BENCH_ONLY=algorithms).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -54,6 +54,31 @@ idiomatic_step() {
 }
 if [ "${BENCH_ONLY:-}" = idiomatic ]; then
   idiomatic_step
+  exit "$status"
+fi
+
+# Step 9: the device-wide algorithms (examples/examples/bench_algorithms.rs): kernels-algorithms'
+# reduce, inclusive scans (f32, u32) and copy on 2^26 elements against CUB (bench/algorithms.cu,
+# built here by nvcc) and CuPy (bench/algorithms_cupy.py; n/a without it), ratios against the
+# issue's targets. Writes bench-algorithms.md into the output directory.
+algorithms_step() {
+  echo "=== device-wide algorithms against CUB and CuPy"
+  if [ ! -x ../examples/bench_algorithms ]; then
+    echo "skipped: ../examples/bench_algorithms is not in this bundle"
+    return 0
+  fi
+  if ! nvcc -O3 -arch="$arch" algorithms.cu -o algorithms_cub || ! ./algorithms_cub >algorithms_cub.txt; then
+    status=1
+    echo "algorithms.cu (CUB) FAILED"
+    return 0
+  fi
+  python3 algorithms_cupy.py >algorithms_cupy.txt || echo "# unavailable: algorithms_cupy.py failed" >algorithms_cupy.txt
+  cat algorithms_cub.txt algorithms_cupy.txt
+  ../examples/bench_algorithms --cub algorithms_cub.txt --cupy algorithms_cupy.txt \
+    --out "$out/bench-algorithms.md" || { status=$?; echo "bench_algorithms FAILED ($status)"; }
+}
+if [ "${BENCH_ONLY:-}" = algorithms ]; then
+  algorithms_step
   exit "$status"
 fi
 
@@ -218,4 +243,5 @@ else
 fi
 
 idiomatic_step
+algorithms_step
 exit "$status"

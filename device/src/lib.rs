@@ -48,15 +48,18 @@ pub mod async_copy;
 pub mod atomic;
 mod backend;
 pub mod block_collectives;
+pub mod block_io;
 mod bounds;
 pub mod constant;
 pub mod dims;
+pub mod grid_reduce;
 pub mod half;
 mod half_atomic;
 pub mod half_pair;
 mod half_rounding;
 pub mod index;
 pub mod ldmatrix;
+pub mod look_back;
 pub mod math;
 pub mod matrix;
 pub mod mbarrier;
@@ -84,8 +87,13 @@ pub use block_collectives::{
     BLOCK_SCRATCH_LEN, MAX_BLOCK_THREADS, block_broadcast, block_exclusive_scan,
     block_inclusive_scan, block_reduce, block_scratch_len,
 };
+pub use block_io::{
+    VectorChunks, load_blocked, load_striped, split_at_alignment, split_at_alignment_mut,
+    store_blocked, store_striped,
+};
 pub use constant::Constant;
 pub use dims::Dim3;
+pub use grid_reduce::grid_stride_block_reduce;
 pub use half::{bf16, bf16x2, f16, f16x2};
 pub use index::*;
 pub use ldmatrix::{
@@ -124,7 +132,9 @@ pub mod prelude {
         BLOCK_SCRATCH_LEN, block_broadcast, block_exclusive_scan, block_inclusive_scan,
         block_reduce,
     };
+    pub use crate::block_io::{load_blocked, load_striped, store_blocked, store_striped};
     pub use crate::dims::Dim3;
+    pub use crate::grid_reduce::grid_stride_block_reduce;
     pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;
     pub use crate::ldmatrix::{

@@ -3,7 +3,11 @@
 //!
 //! | module | host functions | kernels |
 //! |---|---|---|
+//! | [`copy`] | `copy` (device to device, whole buffers or sub-slices) | a grid-stride loop of 16-byte loads and stores |
+//! | [`fill`] | `fill`, `sequence` | a grid-stride loop of 16-byte stores |
 //! | [`random`] | `fill_uniform`, `fill_normal` (`f32`, `f64`) | one Philox4x32-10 block per thread and step of a grid-stride loop |
+//! | [`reduce`] | `reduce`, `reduce_into` (`Sum`, `Min`, `Max`, `BitAnd`, `BitOr`, `BitXor`) | a grid-stride pass of 16-byte loads and block reductions, then one block over the partials |
+//! | [`scan`] | `inclusive_scan`, `exclusive_scan` (and `_with` caller storage; `Sum`, `Min`, `Max`) | one tile per block, single pass with decoupled look-back |
 //!
 //! They live in a kernel crate of their own, not in the `ferrocuda` runtime: a kernel crate
 //! depends on `ferrocuda` (for `#[kernel]` and `ptx_module!`), so the runtime cannot hold
@@ -13,4 +17,10 @@
 
 ferrocuda::ptx_module!();
 
+pub mod copy;
+pub mod fill;
 pub mod random;
+pub mod reduce;
+pub mod scan;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod slices;

@@ -16,6 +16,7 @@ pub(crate) mod print;
 pub(crate) mod shared;
 pub(crate) mod sync;
 pub(crate) mod tma;
+pub(crate) mod vector;
 pub(crate) mod warp;
 pub(crate) mod warpgroup;
 pub(crate) mod wgmma;

@@ -10,6 +10,7 @@
 ferrocuda::ptx_module!();
 
 pub mod async_copy;
+pub mod block_io;
 pub mod busy;
 pub mod check_faults;
 pub mod collectives;
@@ -20,6 +21,7 @@ pub mod faults;
 pub mod half;
 pub mod hopper;
 pub mod index_narrowing;
+pub mod look_back;
 pub mod mma;
 pub mod random;
 pub mod simulator_promises;

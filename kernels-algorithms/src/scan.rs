@@ -1,0 +1,422 @@
+//! Device-wide prefix scans: [`inclusive_scan`] and [`exclusive_scan`] of a buffer (or a
+//! sub-slice) into another, in one pass over the data with decoupled look-back (Merrill and
+//! Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), as CUB's
+//! `DeviceScan` does.
+//!
+//! ```ignore
+//! use kernels_algorithms::reduce::{Max, Sum};
+//! use kernels_algorithms::scan::{exclusive_scan, inclusive_scan};
+//! let input = DeviceBuffer::from_slice(&device, &[3u32, 1, 4, 1, 5])?;
+//! let mut out = DeviceBuffer::<u32>::zeros(&device, 5)?;
+//! let stream = device.default_stream();
+//! inclusive_scan(&stream, &input, &mut out, Sum)?;       // [3, 4, 8, 9, 14]
+//! exclusive_scan(&stream, &input, &mut out, 10, Sum)?;   // [10, 13, 14, 18, 19]
+//! inclusive_scan(&stream, &input, &mut out, Max)?;       // [3, 3, 4, 4, 5]
+//! ```
+//!
+//! Element `i` of an inclusive scan is `x0 op x1 op ... op xi`; of an exclusive scan with
+//! initial value `init`, `init op x0 op ... op x(i-1)` (`init` for the first). The operators are
+//! [`Sum`], [`Min`] and [`Max`] of [`crate::reduce`], for `u32`, `i32`, `u64`, `i64`, `f32` and
+//! `f64`.
+//!
+//! # The algorithm
+//! The input is cut into tiles of [`SCAN_TILE`] elements, one block of [`SCAN_BLOCK_THREADS`]
+//! threads each, [`SCAN_ITEMS`] consecutive elements per thread (loaded and stored with 16-byte
+//! vectors where aligned: [`load_blocked`]). A block
+//! 1. takes the next tile number from an atomic counter, so that a tile only ever waits for
+//!    tiles whose blocks have already started (on the GPU blocks start in any order; on the
+//!    simulator, which runs blocks one after another, every predecessor has finished);
+//! 2. scans its tile (each thread its items, then [`block_exclusive_scan`] over the threads),
+//!    which gives the tile's aggregate;
+//! 3. publishes the aggregate in the tile's status word (CUB's `ScanTileState`: *invalid*,
+//!    *aggregate available*, *inclusive prefix available*), then its first warp looks back over
+//!    the predecessors 32 at a time: each lane waits until its tile's status is not invalid, the
+//!    window's values are combined up to the nearest tile with an inclusive prefix, and the walk
+//!    goes on further back only if there was none. The sum of what it saw is the tile's
+//!    exclusive prefix; the tile publishes its inclusive prefix and writes its outputs.
+//!
+//! The tile state and the look-back are the device API's [`TileState`]
+//! (`ferrocuda::device::look_back`, which explains the memory ordering). An initialization
+//! kernel sets every status to invalid and the counter to 0 before each scan (CUB's
+//! `ScanInitKernel`).
+//!
+//! # Order of combination
+//! Floats are combined in a fixed tree (threads, then warps, then tiles in order, each look-back
+//! window as a tree): deterministic for a given input length, close to but not the
+//! left-to-right sum.
+//!
+//! # Limits
+//! At most `u32::MAX` elements (larger: an [`Error::Launch`] from the
+//! launch). The input and output cannot overlap: Rust's borrows forbid a `DeviceSlice` and a
+//! `DeviceSliceMut` of one buffer at once.
+
+use crate::reduce::{Max, Min, ReduceOp, Sum};
+use ferrocuda::device::atomic::Atomic;
+use ferrocuda::device::block_collectives::block_scratch_len;
+use ferrocuda::device::look_back::{TILE_INVALID, TileState};
+use ferrocuda::prelude::*;
+
+/// Threads per block of the scan.
+pub const SCAN_BLOCK_THREADS: u32 = 256;
+/// Consecutive elements per thread.
+pub const SCAN_ITEMS: usize = 12;
+/// Elements per tile (one block).
+pub const SCAN_TILE: usize = SCAN_BLOCK_THREADS as usize * SCAN_ITEMS;
+
+/// The element types of the scans: those with warp shuffles and atomic loads and stores.
+pub trait ScanElement: ShuffleValue + Atomic {}
+impl<T: ShuffleValue + Atomic> ScanElement for T {}
+
+/// One tile of the scan: `output[i]` = `initial op` (inclusive or exclusive) prefix of
+/// `input` at `i`, for the tile this block takes from the counter. `tiles` is the tile state
+/// ([`TileState`]), initialized by [`scan_init`].
+#[inline(always)]
+#[track_caller]
+fn scan_tile<T: ScanElement, Op: ReduceOp<T>>(
+    input: &[T],
+    output: &mut [T],
+    exclusive: bool,
+    initial: T,
+    mut tiles: TileState<'_, T>,
+) {
+    let identity = Op::identity();
+    let op = Op::combine;
+    let mut carve = DynamicShared::new();
+    let mut scratch = carve.take::<T>(block_scratch_len(SCAN_BLOCK_THREADS));
+    let mut scratch_u32 = carve.take::<u32>(1);
+    let rank = thread_rank();
+
+    // 1. The tile number, in the order blocks start.
+    let ticket = if rank == 0 {
+        tiles.take_tile() as u32
+    } else {
+        0
+    };
+    let tile = block_broadcast(&mut scratch_u32, ticket, 0) as usize;
+
+    // 2. The tile's scan.
+    let start = tile * SCAN_TILE;
+    let items: [T; SCAN_ITEMS] =
+        load_blocked(input.get(start..).unwrap_or(&[]), rank as usize, identity);
+    let mut scanned = items;
+    for k in 1..SCAN_ITEMS {
+        scanned[k] = op(scanned[k - 1], items[k]);
+    }
+    let (thread_prefix, aggregate) =
+        block_exclusive_scan(&mut scratch, scanned[SCAN_ITEMS - 1], identity, op);
+
+    // 3. The tile's prefix: publish, look back, publish.
+    let mut tile_prefix = identity;
+    if rank < 32 {
+        if tile == 0 {
+            if rank == 0 {
+                tiles.publish_inclusive(0, aggregate);
+            }
+        } else {
+            if rank == 0 {
+                tiles.publish_aggregate(tile, aggregate);
+            }
+            tile_prefix = tiles.look_back(tile, identity, op);
+            if rank == 0 {
+                tiles.publish_inclusive(tile, op(tile_prefix, aggregate));
+            }
+        }
+    }
+    let tile_prefix = block_broadcast(&mut scratch, tile_prefix, 0);
+
+    // 4. The outputs.
+    let prefix = op(initial, op(tile_prefix, thread_prefix));
+    let mut out = [prefix; SCAN_ITEMS];
+    for k in 0..SCAN_ITEMS {
+        if exclusive {
+            if k > 0 {
+                out[k] = op(prefix, scanned[k - 1]);
+            }
+        } else {
+            out[k] = op(prefix, scanned[k]);
+        }
+    }
+    if let Some(tile_out) = output.get_mut(start..) {
+        store_blocked(tile_out, rank as usize, &out);
+    }
+}
+
+/// Sets the counter (`state[0]`) and every tile status to 0 (invalid).
+#[kernel]
+pub fn scan_init(state: &mut [u64]) {
+    let i = grid!(1);
+    if i < state.len() {
+        state[i] = u64::from(TILE_INVALID);
+    }
+}
+
+/// The scan of one tile per block (see the [module documentation](self)): `exclusive` chooses
+/// the exclusive scan (then `initial` is its initial value; the inclusive scan passes the
+/// identity). The dynamic shared memory holds one `T` per warp, one `T` more and a `u32`.
+#[kernel(instances(
+    (u32, Sum), (i32, Sum), (u64, Sum), (i64, Sum), (f32, Sum), (f64, Sum),
+    (u32, Min), (i32, Min), (u64, Min), (i64, Min), (f32, Min), (f64, Min),
+    (u32, Max), (i32, Max), (u64, Max), (i64, Max), (f32, Max), (f64, Max)
+))]
+pub fn scan_tiles<T: ScanElement, Op: ReduceOp<T>>(
+    input: &[T],
+    output: &mut [T],
+    exclusive: u32,
+    initial: T,
+    state: &mut [u64],
+    aggregates: &mut [T],
+    inclusives: &mut [T],
+) {
+    let tiles = TileState::new(state, aggregates, inclusives);
+    scan_tile::<T, Op>(input, output, exclusive != 0, initial, tiles);
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host::*;
+
+/// The host side: the scan functions and their temporary storage.
+#[cfg(not(target_arch = "nvptx64"))]
+mod host {
+    use super::*;
+    use crate::slices::{DeviceInput, DeviceOutput};
+    use ferrocuda::{DeviceSlice, DeviceSliceMut, Error};
+
+    /// The element types and operators the scans have kernels for: [`Sum`], [`Min`] and
+    /// [`Max`] of `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+    pub trait Scannable<T: DeviceCopy>: ReduceOp<T> {
+        /// Launches `scan_tiles::<T, Self>` over `tiles` tiles.
+        #[doc(hidden)]
+        fn launch_tiles(
+            stream: &Stream,
+            tiles: u32,
+            input: DeviceSlice<'_, T>,
+            output: DeviceSliceMut<'_, T>,
+            exclusive: bool,
+            initial: T,
+            scratch: &mut ScanScratch<T>,
+        ) -> ferrocuda::Result<()>;
+    }
+
+    /// The dynamic shared memory of `scan_tiles` for elements of `T`: the block scan's scratch,
+    /// the broadcast `u32`, and alignment slack.
+    fn shared_bytes<T>() -> usize {
+        (block_scratch_len(SCAN_BLOCK_THREADS) + 1) * size_of::<T>() + 16
+    }
+
+    /// Implements [`Scannable`] for the kernel's instances.
+    macro_rules! scannable {
+        ($($op:ident: $($t:ty),*;)*) => {$($(
+            impl Scannable<$t> for $op {
+                fn launch_tiles(
+                    stream: &Stream,
+                    tiles: u32,
+                    input: DeviceSlice<'_, $t>,
+                    output: DeviceSliceMut<'_, $t>,
+                    exclusive: bool,
+                    initial: $t,
+                    scratch: &mut ScanScratch<$t>,
+                ) -> ferrocuda::Result<()> {
+                    let n = tiles as usize;
+                    let state = scratch.state.slice_mut(..n + 1);
+                    launch!(scan_init[(n + 1).div_ceil(256), 256, stream](state))?;
+                    launch!(scan_tiles::<$t, $op>[tiles, SCAN_BLOCK_THREADS, stream, shared_bytes::<$t>()](
+                        input,
+                        output,
+                        u32::from(exclusive),
+                        initial,
+                        scratch.state.slice_mut(..n + 1),
+                        scratch.aggregates.slice_mut(..n),
+                        scratch.inclusives.slice_mut(..n)
+                    ))
+                }
+            }
+        )*)*};
+    }
+    scannable! {
+        Sum: u32, i32, u64, i64, f32, f64;
+        Min: u32, i32, u64, i64, f32, f64;
+        Max: u32, i32, u64, i64, f32, f64;
+    }
+
+    /// The temporary storage of a scan (CUB's `d_temp_storage`): the tile counter and, per
+    /// tile of [`SCAN_TILE`] elements, a status word, an aggregate and an inclusive prefix.
+    /// Storage for `n` elements serves every scan of at most `n`. The kernels use it after the
+    /// call returns: scans queued on different streams at the same time need a storage each.
+    pub struct ScanScratch<T: DeviceCopy> {
+        /// `[counter, status of tile 0, status of tile 1, ...]`.
+        state: DeviceBuffer<u64>,
+        /// The tiles' aggregates.
+        aggregates: DeviceBuffer<T>,
+        /// The tiles' inclusive prefixes.
+        inclusives: DeviceBuffer<T>,
+    }
+
+    impl<T: DeviceCopy> ScanScratch<T> {
+        /// Storage for scans of up to `len` elements on `device`.
+        ///
+        /// # Errors
+        /// Those of the allocations.
+        pub fn new(device: &Device, len: usize) -> ferrocuda::Result<Self> {
+            let tiles = Self::tiles(len);
+            Ok(ScanScratch {
+                state: DeviceBuffer::zeros(device, tiles + 1)?,
+                aggregates: DeviceBuffer::zeros(device, tiles)?,
+                inclusives: DeviceBuffer::zeros(device, tiles)?,
+            })
+        }
+
+        /// The tiles of a scan of `len` elements.
+        pub fn tiles(len: usize) -> usize {
+            len.div_ceil(SCAN_TILE)
+        }
+
+        /// The bytes of device memory the storage for `len` elements takes (CUB's
+        /// `temp_storage_bytes`).
+        pub fn bytes(len: usize) -> usize {
+            let tiles = Self::tiles(len);
+            (tiles + 1) * size_of::<u64>() + 2 * tiles * size_of::<T>()
+        }
+
+        /// The most elements a scan with this storage may have.
+        pub fn capacity(&self) -> usize {
+            self.aggregates.len() * SCAN_TILE
+        }
+    }
+
+    /// Checks the lengths and runs the scan.
+    fn scan<'a, 'b, T, Op>(
+        stream: &Stream,
+        input: impl DeviceInput<'a, T>,
+        output: impl DeviceOutput<'b, T>,
+        exclusive: bool,
+        initial: T,
+        scratch: Option<&mut ScanScratch<T>>,
+    ) -> ferrocuda::Result<()>
+    where
+        T: DeviceCopy + 'a + 'b,
+        Op: Scannable<T>,
+    {
+        let input = input.device_slice();
+        let output = output.device_slice_mut();
+        let operation = if exclusive {
+            "exclusive_scan: the output has one element per input element"
+        } else {
+            "inclusive_scan: the output has one element per input element"
+        };
+        if output.len() != input.len() {
+            return Err(Error::LengthMismatch {
+                operation,
+                expected: input.len(),
+                actual: output.len(),
+            });
+        }
+        if input.is_empty() {
+            return Ok(());
+        }
+        let tiles = ScanScratch::<T>::tiles(input.len());
+        let Ok(grid) = u32::try_from(tiles) else {
+            return Err(Error::LengthMismatch {
+                operation: "scan: at most u32::MAX elements",
+                expected: u32::MAX as usize,
+                actual: input.len(),
+            });
+        };
+        let mut own;
+        let scratch = match scratch {
+            Some(scratch) => {
+                if scratch.capacity() < input.len() {
+                    return Err(Error::LengthMismatch {
+                        operation: "scan: the ScanScratch's capacity (make it with ScanScratch::new(device, len) for at least the input's length)",
+                        expected: input.len(),
+                        actual: scratch.capacity(),
+                    });
+                }
+                scratch
+            }
+            None => {
+                own = ScanScratch::new(stream.device(), input.len())?;
+                &mut own
+            }
+        };
+        Op::launch_tiles(stream, grid, input, output, exclusive, initial, scratch)
+    }
+
+    /// Writes the inclusive scan of `input` with `op` to `output` (same length) on `stream`,
+    /// without waiting: `output[i] = input[0] op ... op input[i]`. Allocates its temporary
+    /// storage ([`inclusive_scan_with`] takes it from the caller). An empty input does nothing.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming both lengths when they differ; the errors of the
+    /// allocations and of a launch (buffers of another device than the stream's:
+    /// [`Error::DeviceMismatch`]; more than `u32::MAX` elements).
+    pub fn inclusive_scan<'a, 'b, T, Op>(
+        stream: &Stream,
+        input: impl DeviceInput<'a, T>,
+        output: impl DeviceOutput<'b, T>,
+        _op: Op,
+    ) -> ferrocuda::Result<()>
+    where
+        T: DeviceCopy + 'a + 'b,
+        Op: Scannable<T>,
+    {
+        scan::<T, Op>(stream, input, output, false, Op::identity(), None)
+    }
+
+    /// [`inclusive_scan`] with the caller's temporary storage.
+    ///
+    /// # Errors
+    /// Those of [`inclusive_scan`], and [`Error::LengthMismatch`] when `scratch` was made for
+    /// fewer elements than `input` has.
+    pub fn inclusive_scan_with<'a, 'b, T, Op>(
+        stream: &Stream,
+        input: impl DeviceInput<'a, T>,
+        output: impl DeviceOutput<'b, T>,
+        _op: Op,
+        scratch: &mut ScanScratch<T>,
+    ) -> ferrocuda::Result<()>
+    where
+        T: DeviceCopy + 'a + 'b,
+        Op: Scannable<T>,
+    {
+        scan::<T, Op>(stream, input, output, false, Op::identity(), Some(scratch))
+    }
+
+    /// Writes the exclusive scan of `input` with `op` and initial value `initial` to `output`
+    /// (same length) on `stream`, without waiting: `output[0] = initial`, `output[i] = initial
+    /// op input[0] op ... op input[i - 1]`. Allocates its temporary storage.
+    ///
+    /// # Errors
+    /// Those of [`inclusive_scan`].
+    pub fn exclusive_scan<'a, 'b, T, Op>(
+        stream: &Stream,
+        input: impl DeviceInput<'a, T>,
+        output: impl DeviceOutput<'b, T>,
+        initial: T,
+        _op: Op,
+    ) -> ferrocuda::Result<()>
+    where
+        T: DeviceCopy + 'a + 'b,
+        Op: Scannable<T>,
+    {
+        scan::<T, Op>(stream, input, output, true, initial, None)
+    }
+
+    /// [`exclusive_scan`] with the caller's temporary storage.
+    ///
+    /// # Errors
+    /// Those of [`inclusive_scan_with`].
+    pub fn exclusive_scan_with<'a, 'b, T, Op>(
+        stream: &Stream,
+        input: impl DeviceInput<'a, T>,
+        output: impl DeviceOutput<'b, T>,
+        initial: T,
+        _op: Op,
+        scratch: &mut ScanScratch<T>,
+    ) -> ferrocuda::Result<()>
+    where
+        T: DeviceCopy + 'a + 'b,
+        Op: Scannable<T>,
+    {
+        scan::<T, Op>(stream, input, output, true, initial, Some(scratch))
+    }
+}

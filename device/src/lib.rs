@@ -48,6 +48,7 @@ pub mod async_copy;
 pub mod atomic;
 mod backend;
 pub mod block_collectives;
+pub mod block_radix_rank;
 mod bounds;
 pub mod constant;
 pub mod dims;
@@ -83,6 +84,10 @@ pub use atomic::{Atomic, AtomicBitwise, AtomicSlice};
 pub use block_collectives::{
     BLOCK_SCRATCH_LEN, MAX_BLOCK_THREADS, block_broadcast, block_exclusive_scan,
     block_inclusive_scan, block_reduce, block_scratch_len,
+};
+pub use block_radix_rank::{
+    MAX_RADIX_BITS, block_radix_digit_start, block_radix_rank, radix_rank_counters_len,
+    warp_striped_index,
 };
 pub use constant::Constant;
 pub use dims::Dim3;
@@ -123,6 +128,9 @@ pub mod prelude {
     pub use crate::block_collectives::{
         BLOCK_SCRATCH_LEN, block_broadcast, block_exclusive_scan, block_inclusive_scan,
         block_reduce,
+    };
+    pub use crate::block_radix_rank::{
+        block_radix_digit_start, block_radix_rank, radix_rank_counters_len, warp_striped_index,
     };
     pub use crate::dims::Dim3;
     pub use crate::half::{bf16, bf16x2, f16, f16x2};

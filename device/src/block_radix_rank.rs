@@ -65,6 +65,31 @@ pub const fn radix_rank_counters_len(radix_bits: u32, block_threads: u32) -> usi
     (1usize << radix_bits) * block_threads.div_ceil(WARP_SIZE) as usize + 1
 }
 
+/// The most items per thread [`for_each_item`] (and so [`block_radix_rank`]) takes.
+pub const MAX_ITEMS: usize = 32;
+
+/// Calls `f(0)`, `f(1)`, ... `f(ITEMS - 1)`, unrolled: each call gets a constant index, so a
+/// per-thread array indexed by it stays in registers on the GPU (a loop that LLVM does not
+/// unroll, because its body is large, puts the array in local memory). `ITEMS` is at most
+/// [`MAX_ITEMS`]; more is a compile error.
+#[inline(always)]
+pub fn for_each_item<const ITEMS: usize>(mut f: impl FnMut(usize)) {
+    const {
+        assert!(
+            ITEMS <= MAX_ITEMS,
+            "for_each_item takes at most 32 items per thread"
+        )
+    };
+    macro_rules! calls {
+        ($($k:literal)*) => {$(
+            if $k < ITEMS {
+                f($k);
+            }
+        )*};
+    }
+    calls!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+}
+
 /// The position of this thread's item `item` (of `items` per thread) in the warp-striped order
 /// of its block (see the [module documentation](self)): `warp * 32 * items + item * lanes +
 /// lane`, `lanes` the lanes of this thread's warp.
@@ -82,6 +107,8 @@ pub fn warp_striped_index(item: usize, items: usize) -> usize {
 ///
 /// `counters` needs [`radix_rank_counters_len`] elements and `scan` one per warp; afterwards
 /// [`block_radix_digit_start`] reads where each digit starts.
+///
+/// `ITEMS` is at most [`MAX_ITEMS`] (a compile error otherwise).
 ///
 /// # Panics
 /// When a scratch is too small, `radix_bits` is out of range or a digit has too many bits.
@@ -120,28 +147,28 @@ pub fn block_radix_rank<const ITEMS: usize, S: Shape<Index = usize>, T: Shape<In
     // 1. Ranks within the warp, and the warp's count of each digit.
     let below = (1u32 << lanes.lane) - 1;
     let mut ranks = [0u32; ITEMS];
-    #[expect(
-        clippy::needless_range_loop,
-        reason = "constant indices keep the arrays in registers on the GPU"
-    )]
-    for i in 0..ITEMS {
+    for_each_item::<ITEMS>(|i| {
         let digit = digits[i];
         if digit >> radix_bits != 0 {
             digit_too_large(digit, radix_bits);
         }
         let mut peers = lanes.mask;
-        for bit in 0..radix_bits {
-            let set = (digit >> bit) & 1 != 0;
-            let vote = ballot_sync(lanes.mask, set);
-            peers &= if set { vote } else { !vote };
+        // A constant trip count, so that the loop over the items unrolls and `ranks` stays in
+        // registers; `radix_bits` is the same in every lane, so the ballots stay converged.
+        for bit in 0..MAX_RADIX_BITS {
+            if bit < radix_bits {
+                let set = (digit >> bit) & 1 != 0;
+                let vote = ballot_sync(lanes.mask, set);
+                peers &= if set { vote } else { !vote };
+            }
         }
         let leader = WARP_SIZE - 1 - peers.leading_zeros();
         let mut old = 0;
         if lanes.lane == leader {
             old = counters.atomic_add((digit * warps + warp) as usize, peers.count_ones());
         }
-        ranks[i] = shfl_sync(lanes.mask, old, leader) + (peers & below).count_ones();
-    }
+        ranks[i] = shfl_sync(lanes.mask, old, leader).wrapping_add((peers & below).count_ones());
+    });
     syncthreads();
 
     // 2. The exclusive scan of the counters, digit-major, one contiguous chunk per thread.
@@ -170,10 +197,11 @@ pub fn block_radix_rank<const ITEMS: usize, S: Shape<Index = usize>, T: Shape<In
     syncthreads();
 
     // 3. The block-wide ranks.
-    for i in 0..ITEMS {
+    for_each_item::<ITEMS>(|i| {
         // SAFETY: `digits[i] < 2^radix_bits` (checked in step 1), so the index is below `total`.
-        ranks[i] += unsafe { counters.get_unchecked((digits[i] * warps + warp) as usize) };
-    }
+        let base = unsafe { counters.get_unchecked((digits[i] * warps + warp) as usize) };
+        ranks[i] = ranks[i].wrapping_add(base);
+    });
     ranks
 }
 

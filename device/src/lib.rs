@@ -86,8 +86,8 @@ pub use block_collectives::{
     block_inclusive_scan, block_reduce, block_scratch_len,
 };
 pub use block_radix_rank::{
-    MAX_RADIX_BITS, block_radix_digit_start, block_radix_rank, radix_rank_counters_len,
-    warp_striped_index,
+    MAX_ITEMS, MAX_RADIX_BITS, block_radix_digit_start, block_radix_rank, for_each_item,
+    radix_rank_counters_len, warp_striped_index,
 };
 pub use constant::Constant;
 pub use dims::Dim3;

@@ -46,6 +46,7 @@
 //! A sort takes fewer than [`MAX_SORT_LEN`] (2^30) keys: a tile state packs a 2-bit status and a
 //! 30-bit count into one `u32`. A longer buffer is an error naming the limit.
 
+use ferrocuda::device::block_radix_rank::for_each_item;
 use ferrocuda::device::shared::{Shape, Shared};
 use ferrocuda::prelude::*;
 
@@ -383,13 +384,13 @@ pub fn radix_onesweep<K: RadixKey, V: Copy>(
     // The keys, warp-striped, padded with the largest bits.
     let mut keys = [<K::Bits as RadixBits>::MAX; SORT_ITEMS];
     let mut digits = [0u32; SORT_ITEMS];
-    for i in 0..SORT_ITEMS {
+    for_each_item::<SORT_ITEMS>(|i| {
         let index = first + warp_striped_index(i, SORT_ITEMS);
         if index < n {
             keys[i] = keys_in[index].to_bits();
         }
         digits[i] = keys[i].digit(shift, mask);
-    }
+    });
     let base = digit_base(&mut scan, control, layout, pass, radix);
     let ranks = block_radix_rank(&mut counters, &mut scan, digits, bits);
 
@@ -401,26 +402,26 @@ pub fn radix_onesweep<K: RadixKey, V: Copy>(
         let before = look_back(control, layout, pass, tile, t, count);
         offsets[t] = base.wrapping_add(before).wrapping_sub(start);
     }
-    for i in 0..SORT_ITEMS {
+    for_each_item::<SORT_ITEMS>(|i| {
         // SAFETY: a rank is below the tile's size, `SORT_TILE` (block_radix_rank).
         unsafe { exchange.set_unchecked(ranks[i] as usize, keys[i]) };
-    }
+    });
     syncthreads();
 
     // The keys in digit order, striped: consecutive threads write consecutive places of a
     // digit's run.
     let mut sorted_digits = [0u32; SORT_ITEMS];
-    for (j, sorted_digit) in sorted_digits.iter_mut().enumerate() {
+    for_each_item::<SORT_ITEMS>(|j| {
         let position = j * SORT_THREADS as usize + t;
         if position < valid {
             // SAFETY: `position < valid <= SORT_TILE`; written before the barrier.
             let key = unsafe { exchange.get_unchecked(position) };
             let digit = key.digit(shift, mask);
-            *sorted_digit = digit;
+            sorted_digits[j] = digit;
             let place = offsets[digit as usize].wrapping_add(position as u32) as usize;
             keys_out[place] = K::from_bits(key);
         }
-    }
+    });
     if values_in.is_empty() {
         return;
     }
@@ -429,22 +430,22 @@ pub fn radix_onesweep<K: RadixKey, V: Copy>(
     syncthreads();
     let mut carve = DynamicShared::new();
     let mut exchange = carve.take::<V>(SORT_TILE);
-    for i in 0..SORT_ITEMS {
+    for_each_item::<SORT_ITEMS>(|i| {
         let index = first + warp_striped_index(i, SORT_ITEMS);
         if index < n {
             // SAFETY: the rank of a key of the tile is below `valid <= SORT_TILE`.
             unsafe { exchange.set_unchecked(ranks[i] as usize, values_in[index]) };
         }
-    }
+    });
     syncthreads();
-    for (j, &digit) in sorted_digits.iter().enumerate() {
+    for_each_item::<SORT_ITEMS>(|j| {
         let position = j * SORT_THREADS as usize + t;
         if position < valid {
-            let place = offsets[digit as usize].wrapping_add(position as u32) as usize;
+            let place = offsets[sorted_digits[j] as usize].wrapping_add(position as u32) as usize;
             // SAFETY: `position < valid`, and the key ranked there wrote it before the barrier.
             values_out[place] = unsafe { exchange.get_unchecked(position) };
         }
-    }
+    });
 }
 
 /// The dynamic shared memory of [`radix_onesweep`] for keys of `key_bytes` and values of

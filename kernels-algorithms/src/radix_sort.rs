@@ -28,7 +28,7 @@
 //! 1. [`radix_clear`]: zeroes the control words (digit counts, tile counters, tile states);
 //! 2. [`radix_histogram`]: one read of the keys counts the digits of every pass at once
 //!    (privatized in shared memory, then one global atomic per block and bin);
-//! 3. one [`radix_onesweep`] per pass: each block takes the next tile of
+//! 3. one [`radix_onesweep_keys`] (or [`radix_onesweep_pairs`]) per pass: each block takes the next tile of
 //!    [`SORT_TILE`] keys ([`SORT_THREADS`] threads of [`SORT_ITEMS`] keys, numbered by an atomic
 //!    counter so that earlier tiles are always running or done), ranks them by digit with
 //!    [`block_radix_rank`](ferrocuda::device::block_radix_rank), and finds, for each digit, how
@@ -324,11 +324,32 @@ fn look_back(
     before
 }
 
-/// One pass of the sort: the keys (and values, when `values_in` is not empty) of the next tile,
-/// sorted by bits `shift .. shift + bits` of their mapped keys, stably, go to their place in
-/// `keys_out` (and `values_out`). `pass` names the pass's counts, counter and states in
-/// `control` (a sort of `passes` passes). Blocks of [`SORT_THREADS`] threads, one per tile;
-/// dynamic shared memory: [`pass_shared_bytes`].
+/// One pass of the sort of keys alone: the keys of the next tile, sorted by bits `shift ..
+/// shift + bits` of their mapped keys, stably, go to their place in `keys_out`. `pass` names the
+/// pass's counts, counter and states in `control` (a sort of `passes` passes). Blocks of
+/// [`SORT_THREADS`] threads, one per tile; dynamic shared memory: [`pass_shared_bytes`].
+#[kernel(instances(u32, i32, f32, u64))]
+pub fn radix_onesweep_keys<K: RadixKey>(
+    pass: u32,
+    passes: u32,
+    shift: u32,
+    bits: u32,
+    keys_in: &[K],
+    keys_out: &mut [K],
+    control: &mut [u32],
+) {
+    let mut no_values: [u32; 0] = [];
+    onesweep::<K, u32, false>(
+        (pass, passes, shift, bits),
+        keys_in,
+        keys_out,
+        &[],
+        &mut no_values,
+        control,
+    );
+}
+
+/// One pass of the sort of pairs: [`radix_onesweep_keys`], the values following their keys.
 #[kernel(instances(
     (u32, u32), (i32, u32), (f32, u32), (u64, u32),
     (u32, u64), (i32, u64), (f32, u64), (u64, u64)
@@ -337,11 +358,31 @@ fn look_back(
     clippy::too_many_arguments,
     reason = "one pass reads and writes keys, values and the control words"
 )]
-pub fn radix_onesweep<K: RadixKey, V: Copy>(
+pub fn radix_onesweep_pairs<K: RadixKey, V: Copy>(
     pass: u32,
     passes: u32,
     shift: u32,
     bits: u32,
+    keys_in: &[K],
+    keys_out: &mut [K],
+    values_in: &[V],
+    values_out: &mut [V],
+    control: &mut [u32],
+) {
+    onesweep::<K, V, true>(
+        (pass, passes, shift, bits),
+        keys_in,
+        keys_out,
+        values_in,
+        values_out,
+        control,
+    );
+}
+
+/// One pass (see [`radix_onesweep_keys`]), with the values when `PAIRS`.
+#[inline(always)]
+fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
+    (pass, passes, shift, bits): (u32, u32, u32, u32),
     keys_in: &[K],
     keys_out: &mut [K],
     values_in: &[V],
@@ -360,11 +401,7 @@ pub fn radix_onesweep<K: RadixKey, V: Copy>(
 
     // The exchange holds a tile of keys, then (through a second carver) of values: room for the
     // larger.
-    let value_bytes = if values_in.is_empty() {
-        0
-    } else {
-        size_of::<V>()
-    };
+    let value_bytes = if PAIRS { size_of::<V>() } else { 0 };
     let key_bytes = size_of::<K::Bits>();
     let mut carve = DynamicShared::new();
     let mut exchange = carve.take::<K::Bits>(SORT_TILE * key_bytes.max(value_bytes) / key_bytes);
@@ -422,7 +459,7 @@ pub fn radix_onesweep<K: RadixKey, V: Copy>(
             keys_out[place] = K::from_bits(key);
         }
     });
-    if values_in.is_empty() {
+    if !PAIRS {
         return;
     }
 
@@ -448,7 +485,7 @@ pub fn radix_onesweep<K: RadixKey, V: Copy>(
     });
 }
 
-/// The dynamic shared memory of [`radix_onesweep`] for keys of `key_bytes` and values of
+/// The dynamic shared memory of [`radix_onesweep_keys`] and [`radix_onesweep_pairs`] for keys of `key_bytes` and values of
 /// `value_bytes` bytes: the exchange of a tile (the larger of the two), the rank counters, the
 /// digit offsets and the scan scratch, with room for alignment.
 pub const fn pass_shared_bytes(key_bytes: usize, value_bytes: usize) -> usize {
@@ -495,7 +532,7 @@ mod host {
 
     /// A key type of the sort whose pairs with values of `V` have a pass kernel.
     pub trait SortKey<V: SortValue = u32>: RadixKey + sealed::Sealed {
-        /// Launches one pass (see [`radix_onesweep`]).
+        /// Launches one pass (see [`radix_onesweep_keys`], [`radix_onesweep_pairs`]).
         #[doc(hidden)]
         #[expect(clippy::too_many_arguments, reason = "the pass kernel's parameters")]
         fn launch_pass(
@@ -563,11 +600,14 @@ mod host {
                     control: &mut DeviceBuffer<u32>,
                     tiles: usize,
                 ) -> ferrocuda::Result<()> {
-                    let shared = pass_shared_bytes(
-                        size_of::<$bits>(),
-                        if values_in.is_empty() { 0 } else { size_of::<$v>() },
-                    ) as u32;
-                    launch!(radix_onesweep::<$k, $v>[tiles, SORT_THREADS, stream, shared](
+                    if values_in.is_empty() {
+                        let shared = pass_shared_bytes(size_of::<$bits>(), 0) as u32;
+                        return launch!(radix_onesweep_keys::<$k>[tiles, SORT_THREADS, stream, shared](
+                            pass, passes, shift, bits, keys_in, keys_out, control
+                        ));
+                    }
+                    let shared = pass_shared_bytes(size_of::<$bits>(), size_of::<$v>()) as u32;
+                    launch!(radix_onesweep_pairs::<$k, $v>[tiles, SORT_THREADS, stream, shared](
                         pass, passes, shift, bits, keys_in, keys_out, values_in, values_out, control
                     ))
                 }
@@ -638,7 +678,7 @@ mod host {
     fn check_len(len: usize) -> ferrocuda::Result<()> {
         if len >= MAX_SORT_LEN {
             return Err(LaunchError {
-                kernel: "radix_onesweep",
+                kernel: "radix_onesweep_keys",
                 problem: format!(
                     "the sort has {len} keys; a radix sort takes fewer than 2^30 ({MAX_SORT_LEN})"
                 ),
@@ -663,7 +703,7 @@ mod host {
             return Ok(());
         }
         Err(LaunchError {
-            kernel: "radix_onesweep",
+            kernel: "radix_onesweep_keys",
             problem: format!(
                 "the bit range is {}..{}; it must be a non-empty range within 0..{width}, the key's bits",
                 bits.start, bits.end
@@ -738,7 +778,7 @@ mod host {
     ) -> ferrocuda::Result<()> {
         if values.len() != keys.len() {
             return Err(LaunchError {
-                kernel: "radix_onesweep",
+                kernel: "radix_onesweep_keys",
                 problem: format!(
                     "sort_pairs: {} keys but {} values; they must be as many",
                     keys.len(),
@@ -749,7 +789,7 @@ mod host {
         }
         if temp.values.len() < values.len() {
             return Err(LaunchError {
-                kernel: "radix_onesweep",
+                kernel: "radix_onesweep_keys",
                 problem: format!(
                     "sort_pairs: the temporary storage holds {} values, the sort has {}; make it with SortTemp::new(device, capacity, true)",
                     temp.values.len(),
@@ -776,7 +816,7 @@ mod host {
         check_len(n)?;
         if temp.keys.len() < n {
             return Err(LaunchError {
-                kernel: "radix_onesweep",
+                kernel: "radix_onesweep_keys",
                 problem: format!(
                     "the temporary storage holds {} keys, the sort has {n}; make it with SortTemp::new(device, {n}, ..)",
                     temp.keys.len()

@@ -354,10 +354,6 @@ pub fn radix_onesweep_keys<K: RadixKey>(
     (u32, u32), (i32, u32), (f32, u32), (u64, u32),
     (u32, u64), (i32, u64), (f32, u64), (u64, u64)
 ))]
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one pass reads and writes keys, values and the control words"
-)]
 pub fn radix_onesweep_pairs<K: RadixKey, V: Copy>(
     pass: u32,
     passes: u32,
@@ -660,7 +656,7 @@ mod host {
         /// more; an allocation's errors.
         pub fn new(device: &Device, capacity: usize, with_values: bool) -> ferrocuda::Result<Self> {
             check_len(capacity)?;
-            let layout = control_layout::<K>(capacity, &(0..<K::Bits as RadixBits>::BITS));
+            let layout = control_layout(capacity, &(0..<K::Bits as RadixBits>::BITS));
             Ok(SortTemp {
                 keys: DeviceBuffer::zeros(device, capacity)?,
                 values: DeviceBuffer::zeros(device, if with_values { capacity } else { 0 })?,
@@ -689,7 +685,7 @@ mod host {
     }
 
     /// The control words' layout of a sort of `len` keys on `bits`.
-    fn control_layout<K: RadixKey>(len: usize, bits: &Range<u32>) -> Control {
+    fn control_layout(len: usize, bits: &Range<u32>) -> Control {
         Control {
             passes: (bits.end - bits.start).div_ceil(RADIX_BITS) as usize,
             tiles: len.div_ceil(SORT_TILE),
@@ -827,7 +823,7 @@ mod host {
         if n <= 1 {
             return Ok(());
         }
-        let layout = control_layout::<K>(n, &bits);
+        let layout = control_layout(n, &bits);
         let control_len = layout.len();
         if temp.control.len() < control_len {
             temp.control = DeviceBuffer::zeros(stream.device(), control_len)?;

@@ -395,15 +395,29 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     let mask = digit_mask(bits);
     let t = thread_rank() as usize;
 
-    // The exchange holds a tile of keys, then (through a second carver) of values: room for the
-    // larger.
+    // The exchange holds a tile of keys. Values of pairs of 4-byte keys and values have their
+    // own exchange after the rest, filled and read beside the keys' (no rank or index stays in
+    // registers for a second round); wider pairs reuse the keys' exchange through a second
+    // carver after the keys are out, sized for the larger of the two (a tile of both would pass
+    // 48 KiB).
     let value_bytes = if PAIRS { size_of::<V>() } else { 0 };
     let key_bytes = size_of::<K::Bits>();
+    let separate = separate_value_exchange(key_bytes, value_bytes);
+    let shared_bytes = if separate {
+        key_bytes
+    } else {
+        key_bytes.max(value_bytes)
+    };
     let mut carve = DynamicShared::new();
-    let mut exchange = carve.take::<K::Bits>(SORT_TILE * key_bytes.max(value_bytes) / key_bytes);
+    let mut exchange = carve.take::<K::Bits>(SORT_TILE * shared_bytes / key_bytes);
     let mut counters = carve.take::<u32>(radix_rank_counters_len(RADIX_BITS, SORT_THREADS));
     let mut offsets = carve.take::<u32>(RADIX);
     let mut scan = carve.take::<u32>(BLOCK_SCRATCH_LEN);
+    let mut value_exchange = if separate {
+        Some(carve.take::<V>(SORT_TILE))
+    } else {
+        None
+    };
 
     // The tile: the next one of this pass.
     let mut tile = 0u32;
@@ -414,13 +428,18 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     let first = tile * SORT_TILE;
     let valid = (n - first).min(SORT_TILE);
 
-    // The keys, warp-striped, padded with the largest bits.
+    // The keys, warp-striped, padded with the largest bits; with a values' exchange, the values
+    // too (fewer registers than their indices kept for a later load).
     let mut keys = [<K::Bits as RadixBits>::MAX; SORT_ITEMS];
     let mut digits = [0u32; SORT_ITEMS];
+    let mut values = [None; SORT_ITEMS];
     for_each_item::<SORT_ITEMS>(|i| {
         let index = first + warp_striped_index(i, SORT_ITEMS);
         if index < n {
             keys[i] = keys_in[index].to_bits();
+            if separate {
+                values[i] = Some(values_in[index]);
+            }
         }
         digits[i] = keys[i].digit(shift, mask);
     });
@@ -438,6 +457,10 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     for_each_item::<SORT_ITEMS>(|i| {
         // SAFETY: a rank is below the tile's size, `SORT_TILE` (block_radix_rank).
         unsafe { exchange.set_unchecked(ranks[i] as usize, keys[i]) };
+        if let (Some(exchange), Some(value)) = (&mut value_exchange, values[i]) {
+            // SAFETY: as above.
+            unsafe { exchange.set_unchecked(ranks[i] as usize, value) };
+        }
     });
     syncthreads();
 
@@ -450,16 +473,22 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
             // SAFETY: `position < valid <= SORT_TILE`; written before the barrier.
             let key = unsafe { exchange.get_unchecked(position) };
             let digit = key.digit(shift, mask);
-            sorted_digits[j] = digit;
+            if !separate {
+                sorted_digits[j] = digit;
+            }
             let place = offsets[digit as usize].wrapping_add(position as u32) as usize;
             keys_out[place] = K::from_bits(key);
+            if let Some(values) = &value_exchange {
+                // SAFETY: as above.
+                values_out[place] = unsafe { values.get_unchecked(position) };
+            }
         }
     });
-    if !PAIRS {
+    if !PAIRS || separate {
         return;
     }
 
-    // The values, through the same shared memory, by the same permutation.
+    // The values of wider pairs, through the keys' exchange, by the same permutation.
     syncthreads();
     let mut carve = DynamicShared::new();
     let mut exchange = carve.take::<V>(SORT_TILE);
@@ -481,11 +510,20 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     });
 }
 
-/// The dynamic shared memory of [`radix_onesweep_keys`] and [`radix_onesweep_pairs`] for keys of `key_bytes` and values of
-/// `value_bytes` bytes: the exchange of a tile (the larger of the two), the rank counters, the
+/// Whether a pass over keys of `key_bytes` and values of `value_bytes` bytes gives the values an
+/// exchange of their own: for 4-byte keys and values (two tiles fit in 48 KiB with the rest).
+pub const fn separate_value_exchange(key_bytes: usize, value_bytes: usize) -> bool {
+    value_bytes != 0 && key_bytes + value_bytes <= 8
+}
+
+/// The dynamic shared memory of [`radix_onesweep_keys`] and [`radix_onesweep_pairs`] for keys
+/// of `key_bytes` and values of `value_bytes` bytes: the exchange of a tile (of both with
+/// [`separate_value_exchange`], else the larger of the two), the rank counters, the
 /// digit offsets and the scan scratch, with room for alignment.
 pub const fn pass_shared_bytes(key_bytes: usize, value_bytes: usize) -> usize {
-    let exchange = if key_bytes > value_bytes {
+    let exchange = if separate_value_exchange(key_bytes, value_bytes) {
+        key_bytes + value_bytes
+    } else if key_bytes > value_bytes {
         key_bytes
     } else {
         value_bytes

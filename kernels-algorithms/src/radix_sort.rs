@@ -31,7 +31,7 @@
 //! 3. one [`radix_onesweep_keys`] (or [`radix_onesweep_pairs`]) per pass: each block takes the next tile of
 //!    [`SORT_TILE`] keys ([`SORT_THREADS`] threads of [`SORT_ITEMS`] keys, numbered by an atomic
 //!    counter so that earlier tiles are always running or done), ranks them by digit with
-//!    [`block_radix_rank`](ferrocuda::device::block_radix_rank), and finds, for each digit, how
+//!    [`block_radix_rank`](ferrocuda::device::block_radix_rank()), and finds, for each digit, how
 //!    many keys of the earlier tiles have it by *decoupled look-back*: it publishes its own count
 //!    (an "aggregate"), walks back over the earlier tiles' states adding aggregates until one
 //!    publishes an "inclusive" prefix, then publishes its own inclusive prefix. The keys are

@@ -287,6 +287,11 @@ fn digit_base<S: Shape<Index = usize>>(
     block_exclusive_scan(scan, count, 0, u32::wrapping_add).0
 }
 
+/// How many earlier tiles' states a look-back reads at once: the loads are in flight together,
+/// so a walk over tiles that published only their aggregate waits for one load latency per
+/// window instead of one per tile.
+const LOOK_BACK_WINDOW: usize = 4;
+
 /// The number of keys of the tiles before `tile` whose digit is `digit`, by decoupled
 /// look-back over the tile states of pass `pass`, after publishing this tile's `count`; then
 /// publishes this tile's inclusive count.
@@ -306,19 +311,32 @@ fn look_back(
     }
     control.atomic_store(here, STATE_AGGREGATE | count);
     let mut before = 0u32;
-    let mut earlier = tile - 1;
-    loop {
-        let state = control.atomic_load(layout.state(pass, earlier, digit));
-        let status = state & !STATE_COUNT;
-        if status == STATE_EMPTY {
-            // Not published yet: the tile is running (tiles start in order), ask again.
-            continue;
+    // The tiles below `next` are still to be added, nearest first.
+    let mut next = tile;
+    'walk: loop {
+        // Tiles `next - 1` down to `next - LOOK_BACK_WINDOW`, those that exist. Tile 0 always
+        // publishes an inclusive count, so the walk stops there (or at an empty state before
+        // it) and never reads past the tiles that exist.
+        let mut states = [STATE_EMPTY; LOOK_BACK_WINDOW];
+        for (k, state) in states.iter_mut().enumerate() {
+            if k < next {
+                *state = control.atomic_load(layout.state(pass, next - 1 - k, digit));
+            }
         }
-        before += state & STATE_COUNT;
-        if status == STATE_INCLUSIVE {
-            break;
+        for (k, &state) in states.iter().enumerate() {
+            let status = state & !STATE_COUNT;
+            if status == STATE_EMPTY {
+                // Tile `next - 1 - k` has published nothing yet (it is running: tiles start in
+                // order): the next window starts at it.
+                next -= k;
+                continue 'walk;
+            }
+            before += state & STATE_COUNT;
+            if status == STATE_INCLUSIVE {
+                break 'walk;
+            }
         }
-        earlier -= 1;
+        next -= LOOK_BACK_WINDOW;
     }
     control.atomic_store(here, STATE_INCLUSIVE | (before + count));
     before

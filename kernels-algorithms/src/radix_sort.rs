@@ -464,14 +464,6 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     let base = digit_base(&mut scan, control, layout, pass, radix);
     let ranks = block_radix_rank(&mut counters, &mut scan, digits, bits);
 
-    // Each digit's place: its start in the output, plus the earlier tiles' keys of that digit,
-    // minus its start in this tile.
-    if t < radix {
-        let start = block_radix_digit_start(&counters, t as u32);
-        let count = block_radix_digit_start(&counters, t as u32 + 1) - start;
-        let before = look_back(control, layout, pass, tile, t, count);
-        offsets[t] = base.wrapping_add(before).wrapping_sub(start);
-    }
     for_each_item::<SORT_ITEMS>(|i| {
         // SAFETY: a rank is below the tile's size, `SORT_TILE` (block_radix_rank).
         unsafe { exchange.set_unchecked(ranks[i] as usize, keys[i]) };
@@ -480,6 +472,15 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
             unsafe { exchange.set_unchecked(ranks[i] as usize, value) };
         }
     });
+    // Each digit's place: its start in the output, plus the earlier tiles' keys of that digit,
+    // minus its start in this tile. After the exchange's writes, so that the keys and values
+    // are out of registers while the look-back waits.
+    if t < radix {
+        let start = block_radix_digit_start(&counters, t as u32);
+        let count = block_radix_digit_start(&counters, t as u32 + 1) - start;
+        let before = look_back(control, layout, pass, tile, t, count);
+        offsets[t] = base.wrapping_add(before).wrapping_sub(start);
+    }
     syncthreads();
 
     // The keys in digit order, striped: consecutive threads write consecutive places of a

@@ -52,6 +52,30 @@ idiomatic_step() {
     ${fast_args[@]+"${fast_args[@]}"} --out "$out/bench-idiomatic.md" \
     || { status=$?; echo "bench_idiomatic FAILED ($status)"; }
 }
+
+# The sort step (examples/examples/bench_sort.rs): kernels-algorithms' radix sort (keys, and
+# pairs), even-bin histogram and select against CUB (sort.cu, built here by nvcc) and CuPy
+# (sort_cupy.py), with the ratios to CUB and the issue's 0.8x target for the sorts.
+# BENCH_ONLY=sort runs it alone.
+sort_step() {
+  echo "=== radix sort, histogram and select against CUB and CuPy"
+  if [ ! -x ../examples/bench_sort ]; then
+    echo "skipped: ../examples/bench_sort is not in this bundle"
+    return
+  fi
+  if ! nvcc -O3 -arch="$arch" sort.cu -o sort_cub; then
+    status=1; echo "nvcc sort.cu FAILED"; return
+  fi
+  ./sort_cub 21 | tee sort_cub.txt || { status=1; echo "sort_cub FAILED"; return; }
+  PYTHONUNBUFFERED=1 python3 sort_cupy.py | tee sort_cupy.txt || echo "sort_cupy.py failed: CuPy figures left out"
+  ../examples/bench_sort --cub sort_cub.txt --cupy sort_cupy.txt --rounds 21 | tee "$out/bench-sort.md" \
+    || { status=$?; echo "bench_sort FAILED ($status)"; }
+}
+
+if [ "${BENCH_ONLY:-}" = sort ]; then
+  sort_step
+  exit "$status"
+fi
 if [ "${BENCH_ONLY:-}" = idiomatic ]; then
   idiomatic_step
   exit "$status"
@@ -244,4 +268,5 @@ fi
 
 idiomatic_step
 algorithms_step
+sort_step
 exit "$status"

@@ -49,6 +49,7 @@ pub mod atomic;
 mod backend;
 pub mod block_collectives;
 pub mod block_io;
+pub mod block_radix_rank;
 mod bounds;
 pub mod constant;
 pub mod dims;
@@ -90,6 +91,10 @@ pub use block_collectives::{
 pub use block_io::{
     VectorChunks, load_blocked, load_striped, split_at_alignment, split_at_alignment_mut,
     store_blocked, store_striped,
+};
+pub use block_radix_rank::{
+    MAX_ITEMS, MAX_RADIX_BITS, block_radix_digit_start, block_radix_rank, for_each_item,
+    radix_rank_counters_len, warp_striped_index,
 };
 pub use constant::Constant;
 pub use dims::Dim3;
@@ -133,6 +138,9 @@ pub mod prelude {
         block_reduce,
     };
     pub use crate::block_io::{load_blocked, load_striped, store_blocked, store_striped};
+    pub use crate::block_radix_rank::{
+        block_radix_digit_start, block_radix_rank, radix_rank_counters_len, warp_striped_index,
+    };
     pub use crate::dims::Dim3;
     pub use crate::grid_reduce::grid_stride_block_reduce;
     pub use crate::half::{bf16, bf16x2, f16, f16x2};

@@ -11,6 +11,7 @@ ferrocuda::ptx_module!();
 
 pub mod async_copy;
 pub mod block_io;
+pub mod block_radix_rank;
 pub mod busy;
 pub mod check_faults;
 pub mod collectives;

@@ -1,0 +1,50 @@
+//! `block_radix_rank` on tiles of digits, for `tests/tests/block_radix_rank.rs`, which checks the
+//! ranks and the digit starts against a stable counting sort on the CPU.
+
+use ferrocuda::prelude::*;
+
+/// Digits per thread of [`rank_tiles`]: odd, so that an item's place in the warp-striped order
+/// is not a power-of-two pattern.
+pub const RANK_ITEMS: usize = 3;
+
+/// Each block ranks its tile of `block threads * RANK_ITEMS` digits of `radix_bits` bits:
+/// `digits[tile + o]` is the digit of the item of warp-striped position `o`, and `ranks[tile + o]`
+/// gets its rank; `starts[block * (2^radix_bits + 1) + d]` gets where digit `d` starts (`d` up to
+/// `2^radix_bits`, the tile's size). The counters are the launch's dynamic shared memory
+/// (`radix_rank_counters_len(radix_bits, threads)` elements).
+#[kernel]
+pub fn rank_tiles(radix_bits: u32, digits: &[u32], ranks: &mut [u32], starts: &mut [u32]) {
+    let mut counters = dynamic_shared_array::<u32>();
+    let mut scan = shared_array!(u32; BLOCK_SCRATCH_LEN);
+    let d = block_dim();
+    let threads = (d.x * d.y * d.z) as usize;
+    let tile = block_idx().x as usize * threads * RANK_ITEMS;
+    let mine: [u32; RANK_ITEMS] =
+        core::array::from_fn(|i| digits[tile + warp_striped_index(i, RANK_ITEMS)]);
+    let got = block_radix_rank(&mut counters, &mut scan, mine, radix_bits);
+    for (i, rank) in got.into_iter().enumerate() {
+        ranks[tile + warp_striped_index(i, RANK_ITEMS)] = rank;
+    }
+    let radix = 1usize << radix_bits;
+    let mut digit = thread_rank() as usize;
+    while digit <= radix {
+        starts[block_idx().x as usize * (radix + 1) + digit] =
+            block_radix_digit_start(&counters, digit as u32);
+        digit += threads;
+    }
+}
+
+/// Misuses of `block_radix_rank`, by `mode`: 0, counters of 3 elements; 1, `radix_bits` 9; 2, a
+/// digit of 300 with 8-bit digits. The counters are the launch's dynamic shared memory.
+#[kernel]
+pub fn rank_misuse(mode: u32, out: &mut [u32]) {
+    let mut counters = dynamic_shared_array::<u32>();
+    let mut small = shared_array!(u32; 3);
+    let mut scan = shared_array!(u32; BLOCK_SCRATCH_LEN);
+    let ranks = match mode {
+        0 => block_radix_rank(&mut small, &mut scan, [1u32], 8),
+        1 => block_radix_rank(&mut counters, &mut scan, [1u32], 9),
+        _ => block_radix_rank(&mut counters, &mut scan, [300u32], 8),
+    };
+    out[thread_rank() as usize] = ranks[0];
+}

@@ -51,6 +51,7 @@ pub mod block_collectives;
 mod bounds;
 pub mod constant;
 pub mod dims;
+pub mod generated;
 pub mod half;
 mod half_atomic;
 pub mod half_pair;

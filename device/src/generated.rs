@@ -1,0 +1,126 @@
+//! What the kernels of `#[elementwise]` and `#[reduction]` run: a grid-stride loop over the
+//! elements ([`grid_stride`], [`grid_stride_large`]), a grid-wide fold into one value per block
+//! ([`reduce_to_block`]) and a fold of each row of a row-major matrix ([`reduce_rows`]).
+//!
+//! The macros generate only glue (re-slicing the arguments to one length, calling the user's
+//! scalar function); the loops live here, written once and read on their own.
+//!
+//! # Order of combination
+//! [`reduce_to_block`] and [`reduce_rows`] fold in a fixed order for a given launch shape: each
+//! thread folds its elements in increasing index order (four at a time, left to right), then
+//! the block combines the threads' values with [`block_reduce`] (fixed trees, in thread-rank
+//! order). A float result is deterministic for a given grid, and may differ in rounding from a
+//! left-to-right sum.
+
+use crate::block_collectives::{block_reduce, block_scratch_len};
+use crate::index::{block_dim, block_idx, grid_1d, grid_dim, gridsize_1d, thread_idx};
+use crate::shared::dynamic_shared_array;
+use crate::warp::ShuffleValue;
+
+/// Calls `body(i)` for every index `i < len` this thread owns in a grid-stride loop (thread `t`
+/// of `T` takes `t, t + T, t + 2T, ...`), with 32-bit index arithmetic.
+///
+/// For kernels whose launch checked that every length fits in `u32` (every kernel without
+/// `large_buffers`): `len` is below 2^32, and the loop never forms an index at or past `len`, so
+/// it cannot wrap.
+#[inline(always)]
+pub fn grid_stride(len: usize, mut body: impl FnMut(usize)) {
+    let len = len as u32;
+    let stride = gridsize_1d() as u32;
+    let mut i = grid_1d() as u32;
+    if i >= len {
+        return;
+    }
+    loop {
+        body(i as usize);
+        // `len - i > stride` keeps `i + stride` below `len` without a wider add.
+        if len - i <= stride {
+            break;
+        }
+        i += stride;
+    }
+}
+
+/// [`grid_stride`] with 64-bit indices, for `large_buffers` kernels.
+#[inline(always)]
+pub fn grid_stride_large(len: usize, mut body: impl FnMut(usize)) {
+    let stride = gridsize_1d();
+    let mut i = grid_1d();
+    while i < len {
+        body(i);
+        i += stride;
+    }
+}
+
+/// The bytes of dynamic shared memory [`reduce_to_block`] and [`reduce_rows`] need for a block
+/// of `block_threads` threads and results of `value_size` bytes.
+pub const fn reduce_shared_bytes(block_threads: u32, value_size: usize) -> usize {
+    block_scratch_len(block_threads) * value_size
+}
+
+/// Folds `element(i)` for every `i < len` over the whole grid, starting from `identity`, and
+/// returns this block's total to every thread of the block (the caller writes it out).
+///
+/// Each thread folds its indices of the grid-stride loop, four loads in flight at a time; the
+/// block then combines the threads' values through the launch's dynamic shared memory, which
+/// must hold [`reduce_shared_bytes`]. Every thread of the block must call it.
+#[inline(always)]
+#[track_caller]
+pub fn reduce_to_block<T: ShuffleValue>(
+    len: usize,
+    identity: T,
+    element: impl Fn(usize) -> T,
+    combine: impl Fn(T, T) -> T,
+) -> T {
+    let stride = gridsize_1d();
+    let mut i = grid_1d();
+    let mut acc = identity;
+    // `len` and the grid are below 2^32 each, so `i + 3 * stride` cannot overflow a `usize`.
+    while i + 3 * stride < len {
+        let (a, b) = (element(i), element(i + stride));
+        let (c, d) = (element(i + 2 * stride), element(i + 3 * stride));
+        acc = combine(combine(combine(combine(acc, a), b), c), d);
+        i += 4 * stride;
+    }
+    while i < len {
+        acc = combine(acc, element(i));
+        i += stride;
+    }
+    let mut scratch = dynamic_shared_array::<T>();
+    block_reduce(&mut scratch, acc, combine)
+}
+
+/// Folds each row of a row-major `rows x cols` matrix, one block per row (a block takes rows
+/// `block, block + grid, ...`), and calls `write(row, total)` from thread 0 of the block.
+///
+/// `element(k)` is the matrix's element at flat index `k = row * cols + col`. The threads of
+/// the block take the columns in a block-stride loop, then combine as in [`reduce_to_block`]
+/// (the same dynamic shared memory). Every thread of the block must call it.
+#[inline(always)]
+#[track_caller]
+pub fn reduce_rows<T: ShuffleValue>(
+    rows: usize,
+    cols: usize,
+    identity: T,
+    element: impl Fn(usize) -> T,
+    combine: impl Fn(T, T) -> T,
+    mut write: impl FnMut(usize, T),
+) {
+    let threads = block_dim().x as usize;
+    let mut scratch = dynamic_shared_array::<T>();
+    let mut row = block_idx().x as usize;
+    while row < rows {
+        let base = row * cols;
+        let mut col = thread_idx().x as usize;
+        let mut acc = identity;
+        while col < cols {
+            acc = combine(acc, element(base + col));
+            col += threads;
+        }
+        let total = block_reduce(&mut scratch, acc, &combine);
+        if thread_idx().x == 0 {
+            write(row, total);
+        }
+        row += grid_dim().x as usize;
+    }
+}

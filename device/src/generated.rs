@@ -17,6 +17,24 @@ use crate::index::{block_dim, block_idx, grid_1d, grid_dim, gridsize_1d, thread_
 use crate::shared::dynamic_shared_array;
 use crate::warp::ShuffleValue;
 
+/// A copy of `value`, for an element or a broadcast value a generated kernel passes to the
+/// scalar function.
+///
+/// Generated code calls it instead of copying with `*value` so that a type that is not
+/// `DeviceCopy` gives one error (the kernel's own check at the user's type), not one more per
+/// use.
+///
+/// # Safety
+/// `T` must be `Copy`. The generated kernels guarantee it: they do not compile unless every
+/// element type is `DeviceCopy`, which implies `Copy`.
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn __copy_element<T>(value: &T) -> T {
+    // SAFETY: `T: Copy` (the caller's contract): a bitwise read is a copy, and `value` is a
+    // valid reference.
+    unsafe { core::ptr::read(value) }
+}
+
 /// Calls `body(i)` for every index `i < len` this thread owns in a grid-stride loop (thread `t`
 /// of `T` takes `t, t + T, t + 2T, ...`), with 32-bit index arithmetic.
 ///

@@ -119,10 +119,14 @@ pub fn scalar_call(model: &ScalarFn, index: &TokenStream) -> TokenStream {
     let turbofish = model.type_param.as_ref().map(|t| quote!(::<#t>));
     let args = model.inputs.iter().map(|input| {
         let name = &input.name;
-        if input.broadcast {
-            quote!(#name)
+        let place = if input.broadcast {
+            quote!(&#name)
         } else {
-            quote!(#name[#index])
+            quote!(&#name[#index])
+        };
+        quote! {
+            // SAFETY: the kernel's parameter check makes every element type `DeviceCopy`.
+            unsafe { ::ferrocuda::device::generated::__copy_element(#place) }
         }
     });
     quote!(super::#name #turbofish (#(#args),*))

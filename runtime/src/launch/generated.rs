@@ -35,12 +35,15 @@ pub const ROW_BLOCKS_PER_SM: u32 = 32;
 
 /// A read-only slice argument of a generated launch: a [`KernelArg`] for a `&[T]` parameter
 /// whose length the launch checks before it launches.
+///
+/// No `DeviceCopy` bound here: the generated kernel checks its element types once, at the
+/// user's type, and the launches add no second error.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a slice of `{T}` elements",
     label = "expected a slice of `{T}`",
     note = "a slice argument of an `#[elementwise]` or `#[reduction]` launch is a `&DeviceBuffer<{T}>`, a `DeviceSlice<{T}>`, a `&[{T}]` or a `&Vec<{T}>`"
 )]
-pub trait ElementSlice<'a, T: DeviceCopy>: KernelArg<'a, Slice<T>> {
+pub trait ElementSlice<'a, T>: KernelArg<'a, Slice<T>> {
     /// The same slice, borrowed for one launch of several (a reduction launches twice).
     type Reborrow<'s>: ElementSlice<'s, T>
     where
@@ -58,7 +61,7 @@ pub trait ElementSlice<'a, T: DeviceCopy>: KernelArg<'a, Slice<T>> {
     label = "expected a mutable slice of `{T}`",
     note = "an output of an `#[elementwise]` or `#[reduction]` launch is a `&mut DeviceBuffer<{T}>`, a `DeviceSliceMut<{T}>`, a `&mut [{T}]` or a `&mut Vec<{T}>`"
 )]
-pub trait ElementSliceMut<'a, T: DeviceCopy>: KernelArg<'a, SliceMut<T>> {
+pub trait ElementSliceMut<'a, T>: KernelArg<'a, SliceMut<T>> {
     /// The number of elements.
     fn element_count(&self) -> usize;
 }

@@ -9,8 +9,8 @@
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, random_f32, random_u8, rng};
 use test_kernels::generated::{
-    count_above, dot_f64, max_f32, saxpy, scale_shift, sum_and_difference, sum_of_squares,
-    to_unit, wrapping_sum,
+    count_above, dot_f64, max_f32, saxpy, scale_shift, subtract_row, sum_and_difference,
+    sum_of_squares, to_unit, wrapping_sum,
 };
 
 /// The lengths a test runs on `device`.
@@ -112,6 +112,29 @@ device_tests! {
                 assert!(value.is_nan(), "element {i} outside the slice was written");
             }
         }
+    }
+
+    fn per_row_operands(device) {
+        let stream = device.default_stream();
+        let mut rng = rng("generated per row");
+        for (rows, cols) in [(0, 5), (1, 1), (1, 31), (7, 31), (37, 1000)] {
+            let x = random_f32(&mut rng, rows * cols);
+            let offsets = random_f32(&mut rng, rows);
+            let mut out = poisoned(device, rows * cols);
+            subtract_row::launch(&stream, cols, &upload(device, &x), &offsets, &mut out).unwrap();
+            let expected: Vec<f32> = x
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v - offsets[i / cols])
+                .collect();
+            assert_eq!(out.to_vec().unwrap(), expected, "{rows} x {cols}");
+        }
+        let x = upload(device, &[0.0f32; 30]);
+        let mut out = poisoned(device, 30);
+        let error = subtract_row::launch(&stream, 10, &x, &[0.0f32; 4], &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`offset` has 4 elements but `out` has 3 rows of 10"), "{error}");
     }
 
     fn length_mismatch_is_an_error_naming_both(device) {

@@ -121,6 +121,8 @@ pub fn scalar_call(model: &ScalarFn, index: &TokenStream) -> TokenStream {
         let name = &input.name;
         let place = if input.broadcast {
             quote!(&#name)
+        } else if input.per_row {
+            quote!(&#name[#index / cols])
         } else {
             quote!(&#name[#index])
         };
@@ -134,7 +136,7 @@ pub fn scalar_call(model: &ScalarFn, index: &TokenStream) -> TokenStream {
 
 /// The kernel's input parameters: a value per broadcast input, a slice per other.
 pub fn input_params(model: &ScalarFn) -> Vec<TokenStream> {
-    model
+    let mut params: Vec<TokenStream> = model
         .inputs
         .iter()
         .map(|input| {
@@ -145,22 +147,31 @@ pub fn input_params(model: &ScalarFn) -> Vec<TokenStream> {
                 quote!(#name: &[#ty])
             }
         })
-        .collect()
+        .collect();
+    if model.has_rows() {
+        params.push(quote!(cols: usize));
+    }
+    params
 }
 
 /// `let x = &x[..len];` for every slice input: one bounds check, after which the compiler knows
 /// every index below `len` is in bounds.
 pub fn reslice_inputs(model: &ScalarFn, len: &TokenStream) -> TokenStream {
-    let lines = model.slices().map(|input| {
+    let lines = model.inputs.iter().filter(|input| !input.broadcast).map(|input| {
         let name = &input.name;
-        quote!(let #name = &#name[..#len];)
+        if input.per_row {
+            // The launch checked `len` is a multiple of `cols > 0`.
+            quote!(let #name = &#name[..#len / cols];)
+        } else {
+            quote!(let #name = &#name[..#len];)
+        }
     });
     quote!(#(#lines)*)
 }
 
 /// The host kernel descriptions of the inputs.
 pub fn host_inputs(model: &ScalarFn) -> Vec<(Ident, Shape, syn::Type)> {
-    model
+    let mut params: Vec<(Ident, Shape, syn::Type)> = model
         .inputs
         .iter()
         .map(|input| {
@@ -171,23 +182,26 @@ pub fn host_inputs(model: &ScalarFn) -> Vec<(Ident, Shape, syn::Type)> {
             };
             (input.name.clone(), shape, input.ty.clone())
         })
-        .collect()
+        .collect();
+    if model.has_rows() {
+        params.push((format_ident!("cols"), Shape::Value, syn::parse_quote!(usize)));
+    }
+    params
 }
 
 /// The launch function's input parameters: a value per broadcast input, an `ElementSlice` per
 /// other.
 pub fn launch_inputs(model: &ScalarFn) -> Vec<TokenStream> {
-    model
-        .inputs
-        .iter()
-        .map(|input| {
+    let cols = model.has_rows().then(|| quote!(cols: usize));
+    cols.into_iter()
+        .chain(model.inputs.iter().map(|input| {
             let (name, ty) = (&input.name, &input.ty);
             if input.broadcast {
                 quote!(#name: #ty)
             } else {
                 quote!(#name: impl ::ferrocuda::ElementSlice<'a, #ty>)
             }
-        })
+        }))
         .collect()
 }
 
@@ -208,6 +222,11 @@ pub fn describe_inputs(model: &ScalarFn) -> Vec<String> {
             let ty = crate::kernel::type_text(&input.ty);
             if input.broadcast {
                 format!("`{}: {ty}` (one value for every element)", input.name)
+            } else if input.per_row {
+                format!(
+                    "`{}`: a slice of `{ty}`, one per row of `cols` elements",
+                    input.name
+                )
             } else {
                 format!("`{}`: a slice of `{ty}`", input.name)
             }
@@ -279,6 +298,7 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
         .iter()
         .map(|(name, ..)| quote!(#name))
         .collect();
+    let cols_arg = if model.has_rows() { "cols, " } else { "" };
     let call = instances::call(
         model,
         &host_kernel,
@@ -306,6 +326,11 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
             };
             quote!(::ferrocuda::__private::check_length(#symbol, #text, #count, #first_name, __ferrocuda_len)?;)
         });
+    let row_checks = model.inputs.iter().filter(|input| input.per_row).map(|input| {
+        let name = &input.name;
+        let text = name.to_string();
+        quote!(::ferrocuda::__private::check_per_row(#symbol, #text, ::ferrocuda::ElementSlice::element_count(&#name), #first_name, __ferrocuda_len, cols)?;)
+    });
     let generics = launch_generics(model);
     let mut described = describe_inputs(model);
     described.extend(outs.iter().zip(out_types).map(|(name, ty)| {
@@ -315,6 +340,7 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
     let arg_names: Vec<String> = host_kernel
         .params
         .iter()
+        .filter(|(name, ..)| name != "cols")
         .map(|(name, shape, _)| match shape {
             Shape::Value => name.to_string(),
             Shape::Slice => format!("&{name}"),
@@ -322,7 +348,7 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
         })
         .collect();
     let doc = format!(
-        "Computes [`fn@super::{name}`] for every element: `{first_name}[i] = {name}(...)` with the `i`-th element of each slice argument, on the stream's device: `{name}::launch(&stream, {})?`.\n\n\
+        "Computes [`fn@super::{name}`] for every element: `{first_name}[i] = {name}(...)` with the `i`-th element of each slice argument, on the stream's device: `{name}::launch(&stream, {cols_arg}{})?`.\n\n\
          Arguments: {}. Slices are `&DeviceBuffer`s, `DeviceSlice`s or host slices (copied for the launch; a host output is copied back, so the launch waits).\n\n\
          The grid and block are chosen for the device (a grid-stride loop over the elements). Errors: a slice whose length differs from `{first_name}`'s (the message names both), and the launch's own errors.",
         arg_names.join(", "),
@@ -338,6 +364,7 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
         pub fn launch #generics (stream: &::ferrocuda::Stream, #(#decls),*) -> ::ferrocuda::Result<()> {
             let __ferrocuda_len = ::ferrocuda::ElementSliceMut::element_count(&#first);
             #(#checks)*
+            #(#row_checks)*
             if __ferrocuda_len == 0 {
                 return ::core::result::Result::Ok(());
             }

@@ -42,6 +42,9 @@ pub struct Input {
     pub ty: Type,
     /// Whether the launch takes one value for every element instead of a slice.
     pub broadcast: bool,
+    /// Whether the launch takes one element per row (of `cols` elements) instead of one per
+    /// element.
+    pub per_row: bool,
 }
 
 /// What `#[reduction]` adds to the map function.
@@ -126,9 +129,16 @@ impl ScalarFn {
         output_names(self.outputs.len())
     }
 
-    /// The inputs taken as slices.
+    /// The inputs taken as slices of one element per element of the output.
     pub fn slices(&self) -> impl Iterator<Item = &Input> {
-        self.inputs.iter().filter(|input| !input.broadcast)
+        self.inputs
+            .iter()
+            .filter(|input| !input.broadcast && !input.per_row)
+    }
+
+    /// Whether some input has one element per row (the launch then takes `cols`).
+    pub fn has_rows(&self) -> bool {
+        self.inputs.iter().any(|input| input.per_row)
     }
 }
 
@@ -252,18 +262,29 @@ fn inputs(
             errors.push(error);
             continue;
         }
+        let broadcast = options.broadcast.contains(&pat.ident);
+        let per_row = options.per_row.contains(&pat.ident);
+        if broadcast && per_row {
+            errors.push(Error::new(
+                pat.ident.span(),
+                "a parameter is either `broadcast` (one value) or `per_row` (one element per row), not both",
+            ));
+        }
         inputs.push(Input {
             name: pat.ident.clone(),
             ty: (*pat_type.ty).clone(),
-            broadcast: options.broadcast.contains(&pat.ident),
+            broadcast,
+            per_row,
         });
     }
-    for name in &options.broadcast {
-        if !inputs.iter().any(|input| input.name == *name) {
-            errors.push(Error::new(
-                name.span(),
-                format!("`broadcast({name})` names no parameter of the function"),
-            ));
+    for (option, names) in [("broadcast", &options.broadcast), ("per_row", &options.per_row)] {
+        for name in names {
+            if !inputs.iter().any(|input| input.name == *name) {
+                errors.push(Error::new(
+                    name.span(),
+                    format!("`{option}({name})` names no parameter of the function"),
+                ));
+            }
         }
     }
     inputs

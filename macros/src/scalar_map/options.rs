@@ -29,6 +29,9 @@ impl Which {
 pub struct Options {
     /// `broadcast(a, b)`: parameters passed as one value for every element.
     pub broadcast: Vec<Ident>,
+    /// `per_row(m)` (elementwise): parameters given as one element per row of a row-major
+    /// matrix of `cols` columns.
+    pub per_row: Vec<Ident>,
     /// `instances(f32, f64)`: the types of a generic function's one type parameter.
     pub instances: Option<(Span, Vec<Type>)>,
     /// `large_buffers`: 64-bit indices, slices of more than `u32::MAX` elements.
@@ -50,6 +53,13 @@ pub fn parse(which: Which, attr: TokenStream) -> Result<Options> {
             syn::parenthesized!(content in meta.input);
             options
                 .broadcast
+                .extend(Punctuated::<Ident, Token![,]>::parse_terminated(&content)?);
+            Ok(())
+        } else if which == Which::Elementwise && meta.path.is_ident("per_row") {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            options
+                .per_row
                 .extend(Punctuated::<Ident, Token![,]>::parse_terminated(&content)?);
             Ok(())
         } else if meta.path.is_ident("instances") {
@@ -84,7 +94,7 @@ pub fn parse(which: Which, attr: TokenStream) -> Result<Options> {
             Ok(())
         } else {
             let extra = match which {
-                Which::Elementwise => "",
+                Which::Elementwise => "`per_row(<parameters>)`, ",
                 Which::Reduction => "`identity = <value>`, `combine = |a, b| <expression>`, ",
             };
             Err(Error::new_spanned(

@@ -41,7 +41,7 @@ pub const ROW_BLOCKS_PER_SM: u32 = 32;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a slice of `{T}` elements",
     label = "expected a slice of `{T}`",
-    note = "a slice argument of an `#[elementwise]` or `#[reduction]` launch is a `&DeviceBuffer<{T}>`, a `DeviceSlice<{T}>`, a `&[{T}]` or a `&Vec<{T}>`"
+    note = "a slice argument of an `#[elementwise]` or `#[reduction]` launch is a `&DeviceBuffer<{T}>`, a `DeviceSlice<{T}>`, a `&[{T}]`, a `&Vec<{T}>` or a `&[{T}; N]`"
 )]
 pub trait ElementSlice<'a, T>: KernelArg<'a, Slice<T>> {
     /// The same slice, borrowed for one launch of several (a reduction launches twice).
@@ -59,7 +59,7 @@ pub trait ElementSlice<'a, T>: KernelArg<'a, Slice<T>> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for an output slice of `{T}` elements",
     label = "expected a mutable slice of `{T}`",
-    note = "an output of an `#[elementwise]` or `#[reduction]` launch is a `&mut DeviceBuffer<{T}>`, a `DeviceSliceMut<{T}>`, a `&mut [{T}]` or a `&mut Vec<{T}>`"
+    note = "an output of an `#[elementwise]` or `#[reduction]` launch is a `&mut DeviceBuffer<{T}>`, a `DeviceSliceMut<{T}>`, a `&mut [{T}]`, a `&mut Vec<{T}>` or a `&mut [{T}; N]`"
 )]
 pub trait ElementSliceMut<'a, T>: KernelArg<'a, SliceMut<T>> {
     /// The number of elements.
@@ -122,6 +122,19 @@ impl<'a, T: DeviceCopy> ElementSlice<'a, T> for &'a Vec<T> {
     }
 }
 
+impl<'a, T: DeviceCopy, const N: usize> ElementSlice<'a, T> for &'a [T; N] {
+    type Reborrow<'s>
+        = &'s [T; N]
+    where
+        Self: 's;
+    fn element_count(&self) -> usize {
+        N
+    }
+    fn reborrow(&self) -> &[T; N] {
+        self
+    }
+}
+
 impl<'a, T: DeviceCopy> ElementSliceMut<'a, T> for &'a mut DeviceBuffer<T> {
     fn element_count(&self) -> usize {
         self.len()
@@ -146,6 +159,12 @@ impl<'a, T: DeviceCopy> ElementSliceMut<'a, T> for &'a mut Vec<T> {
     }
 }
 
+impl<'a, T: DeviceCopy, const N: usize> ElementSliceMut<'a, T> for &'a mut [T; N] {
+    fn element_count(&self) -> usize {
+        N
+    }
+}
+
 /// An error unless the slice `param` has `expected` elements, as `reference` has:
 /// "`y` has 31 elements but `out` has 32; ...".
 pub fn check_length(
@@ -165,6 +184,33 @@ pub fn check_length(
         ),
     }
     .into())
+}
+
+/// An error unless the `per_row` slice `param` has one element per row of `cols` elements of
+/// the output `reference` (of `len` elements), which must be a whole number of rows.
+pub fn check_per_row(
+    kernel: &'static str,
+    param: &str,
+    rows_given: usize,
+    reference: &str,
+    len: usize,
+    cols: usize,
+) -> Result<()> {
+    let problem = if cols == 0 && len > 0 {
+        format!("`cols` is 0 but `{reference}` has {len} elements; a row has at least 1 element")
+    } else if cols > 0 && len % cols != 0 {
+        format!(
+            "`{reference}` has {len} elements, not a whole number of rows of `cols` = {cols} elements"
+        )
+    } else if cols > 0 && rows_given != len / cols {
+        format!(
+            "`{param}` has {rows_given} elements but `{reference}` has {} rows of {cols} elements; a `per_row` slice has one element per row",
+            len / cols
+        )
+    } else {
+        return Ok(());
+    };
+    Err(LaunchError { kernel, problem }.into())
 }
 
 /// An error unless the slice `param` of a row reduction has `rows * cols` elements.
@@ -262,6 +308,13 @@ mod tests {
         assert!(text.contains("`x` has 10 elements but a matrix of 3 rows"), "{text}");
         assert!(text.contains("has 12"), "{text}");
         assert!(check_matrix_length("k", "x", 0, 0, 7).is_ok());
+        assert!(check_per_row("k", "m", 3, "out", 30, 10).is_ok());
+        let text = check_per_row("k", "m", 4, "out", 30, 10).unwrap_err().to_string();
+        assert!(text.contains("`m` has 4 elements but `out` has 3 rows of 10"), "{text}");
+        let text = check_per_row("k", "m", 3, "out", 31, 10).unwrap_err().to_string();
+        assert!(text.contains("not a whole number of rows"), "{text}");
+        let text = check_per_row("k", "m", 0, "out", 5, 0).unwrap_err().to_string();
+        assert!(text.contains("`cols` is 0"), "{text}");
         let text = check_single_result("k", 2).unwrap_err().to_string();
         assert!(text.contains("`out` has 2 elements; a reduction writes one value"), "{text}");
         let text = check_scratch("k", 3, 8).unwrap_err().to_string();

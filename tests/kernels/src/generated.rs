@@ -84,3 +84,9 @@ impl WrappingAdd for u64 {
         u64::wrapping_add(self, other)
     }
 }
+
+/// `x - offset[row]`: one `offset` per row of `cols` elements.
+#[elementwise(per_row(offset))]
+pub fn subtract_row(x: f32, offset: f32) -> f32 {
+    x - offset
+}

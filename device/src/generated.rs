@@ -7,7 +7,7 @@
 //!
 //! # Order of combination
 //! [`reduce_to_block`] and [`reduce_rows`] fold in a fixed order for a given launch shape: each
-//! thread folds its elements in increasing index order (four at a time, left to right), then
+//! thread folds its elements in increasing index order (eight at a time, left to right), then
 //! the block combines the threads' values with [`block_reduce`] (fixed trees, in thread-rank
 //! order). A float result is deterministic for a given grid, and may differ in rounding from a
 //! left-to-right sum.
@@ -78,8 +78,10 @@ pub const fn reduce_shared_bytes(block_threads: u32, value_size: usize) -> usize
 
 /// Folds `element(i)` for every `i < len` over the whole grid, starting from `identity`, and
 /// returns this block's total to every thread of the block (the caller writes it out).
+/// `element` is called only with indices below `len` (generated kernels rely on it to read
+/// their slices, re-sliced to `len`, without bounds checks).
 ///
-/// Each thread folds its indices of the grid-stride loop, four loads in flight at a time; the
+/// Each thread folds its indices of the grid-stride loop, eight loads in flight at a time; the
 /// block then combines the threads' values through the launch's dynamic shared memory, which
 /// must hold [`reduce_shared_bytes`]. Every thread of the block must call it.
 #[inline(always)]
@@ -93,12 +95,17 @@ pub fn reduce_to_block<T: ShuffleValue>(
     let stride = gridsize_1d();
     let mut i = grid_1d();
     let mut acc = identity;
-    // `len` and the grid are below 2^32 each, so `i + 3 * stride` cannot overflow a `usize`.
-    while i + 3 * stride < len {
-        let (a, b) = (element(i), element(i + stride));
-        let (c, d) = (element(i + 2 * stride), element(i + 3 * stride));
-        acc = combine(combine(combine(combine(acc, a), b), c), d);
-        i += 4 * stride;
+    // Eight loads issued before their values are combined keep enough bytes in flight to
+    // saturate the memory with a few blocks per multiprocessor. `len` and the grid are below
+    // 2^32 each, so `i + 7 * stride` cannot overflow a `usize`.
+    while i + 7 * stride < len {
+        let (v0, v1) = (element(i), element(i + stride));
+        let (v2, v3) = (element(i + 2 * stride), element(i + 3 * stride));
+        let (v4, v5) = (element(i + 4 * stride), element(i + 5 * stride));
+        let (v6, v7) = (element(i + 6 * stride), element(i + 7 * stride));
+        acc = combine(combine(combine(combine(acc, v0), v1), v2), v3);
+        acc = combine(combine(combine(combine(acc, v4), v5), v6), v7);
+        i += 8 * stride;
     }
     while i < len {
         acc = combine(acc, element(i));
@@ -111,7 +118,8 @@ pub fn reduce_to_block<T: ShuffleValue>(
 /// Folds each row of a row-major `rows x cols` matrix, one block per row (a block takes rows
 /// `block, block + grid, ...`), and calls `write(row, total)` from thread 0 of the block.
 ///
-/// `element(k)` is the matrix's element at flat index `k = row * cols + col`. The threads of
+/// `element(k)` is the matrix's element at flat index `k = row * cols + col`, called only with
+/// `k < rows * cols` (generated kernels rely on it, as for [`reduce_to_block`]). The threads of
 /// the block take the columns in a block-stride loop, then combine as in [`reduce_to_block`]
 /// (the same dynamic shared memory). Every thread of the block must call it.
 #[inline(always)]

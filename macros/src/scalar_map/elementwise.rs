@@ -113,8 +113,11 @@ pub fn kernel(
     )
 }
 
-/// `super::name::<T>`: the scalar function, from the kernels.
-pub fn scalar_call(model: &ScalarFn, index: &TokenStream) -> TokenStream {
+/// `super::name::<T>(...)`: the scalar function called from a kernel on the elements at
+/// `index`, each slice indexed with its bounds check, or without it when `unchecked` (the
+/// reductions: `device::generated::reduce_to_block` and `reduce_rows` promise indices below the
+/// length every slice is re-sliced to).
+pub fn scalar_call(model: &ScalarFn, index: &TokenStream, unchecked: bool) -> TokenStream {
     let name = &model.name;
     let turbofish = model.type_param.as_ref().map(|t| quote!(::<#t>));
     let args = model.inputs.iter().map(|input| {
@@ -123,13 +126,14 @@ pub fn scalar_call(model: &ScalarFn, index: &TokenStream) -> TokenStream {
             quote!(&#name)
         } else if input.per_row {
             quote!(&#name[#index / cols])
+        } else if unchecked {
+            quote!(#name.get_unchecked(#index))
         } else {
             quote!(&#name[#index])
         };
-        quote! {
-            // SAFETY: the kernel's parameter check makes every element type `DeviceCopy`.
-            unsafe { ::ferrocuda::device::generated::__copy_element(#place) }
-        }
+        // The kernel's parameter check makes every element type `DeviceCopy`; an unchecked
+        // index is below the slice's length by the reduction loops' contract.
+        quote!(unsafe { ::ferrocuda::device::generated::__copy_element(#place) })
     });
     quote!(super::#name #turbofish (#(#args),*))
 }
@@ -252,7 +256,7 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
         .iter()
         .map(|out| quote!(let #out = &mut #out[..#len];));
     let index = quote!(__ferrocuda_i);
-    let call = scalar_call(model, &index);
+    let call = scalar_call(model, &index, false);
     let results: Vec<Ident> = (0..outs.len())
         .map(|i| format_ident!("__ferrocuda_r{i}"))
         .collect();

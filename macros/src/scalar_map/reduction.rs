@@ -94,7 +94,7 @@ fn reduction_items(model: &ScalarFn) -> TokenStream {
     let len = quote!(__ferrocuda_len);
     let index = quote!(__ferrocuda_i);
     let reslice = elementwise::reslice_inputs(model, &len);
-    let call = scalar_call(model, &index);
+    let call = scalar_call(model, &index, true);
     let shared = quote!(::ferrocuda::device::generated);
 
     let partials_name = format_ident!("{name}_partials");

@@ -8,7 +8,7 @@
 //!   but at most [`ELEMENTWISE_BLOCKS_PER_SM`] per multiprocessor; the kernel's grid-stride loop
 //!   covers the rest.
 //! - Reduction: [`REDUCE_BLOCK`] threads per block, at most [`REDUCE_BLOCKS_PER_SM`] blocks per
-//!   multiprocessor (fewer when the slice is short: at least 4 elements a thread), each writing
+//!   multiprocessor (fewer when the slice is short: at least 8 elements a thread), each writing
 //!   one partial; then one block of [`REDUCE_BLOCK`] threads folds the partials.
 //! - Row reduction: one block per row (at most [`ROW_BLOCKS_PER_SM`] per multiprocessor, taking
 //!   rows in a grid-stride loop), of 32 to [`REDUCE_BLOCK`] threads: the row length rounded up
@@ -28,8 +28,11 @@ pub const ELEMENTWISE_BLOCK: u32 = 256;
 pub const ELEMENTWISE_BLOCKS_PER_SM: u32 = 32;
 /// Threads per block of a reduction.
 pub const REDUCE_BLOCK: u32 = 256;
-/// Most blocks per multiprocessor of a reduction's first pass: its number of partials.
-pub const REDUCE_BLOCKS_PER_SM: u32 = 8;
+/// Most blocks per multiprocessor of a reduction's first pass: its number of partials. Four
+/// blocks of 256 threads are resident at once on any multiprocessor since Volta up to 64
+/// registers a thread, so the first pass runs in one wave (more blocks than fit would leave a
+/// partial second wave), and eight loads in flight per thread keep the memory busy.
+pub const REDUCE_BLOCKS_PER_SM: u32 = 4;
 /// Most blocks per multiprocessor of a row reduction.
 pub const ROW_BLOCKS_PER_SM: u32 = 32;
 
@@ -276,7 +279,7 @@ pub fn elementwise_grid(stream: &Stream, len: usize) -> u32 {
 /// The number of partials (blocks of the first pass) of a reduction over `len > 0` elements.
 pub fn reduce_grid(device: &Device, len: usize) -> u32 {
     let cap = reduce_scratch_len(device);
-    len.div_ceil(REDUCE_BLOCK as usize * 4).clamp(1, cap) as u32
+    len.div_ceil(REDUCE_BLOCK as usize * 8).clamp(1, cap) as u32
 }
 
 /// The scratch a reduction needs on `device`: one element per block of its first pass.

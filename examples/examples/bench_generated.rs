@@ -43,7 +43,10 @@ fn read_times(option: &str) -> ExampleResult<HashMap<String, String>> {
 }
 
 /// The median time of `ROUNDS` calls of `run`, after `WARM_UP` untimed ones.
-fn median_ms(timer: &EventTimer, mut run: impl FnMut() -> ferrocuda::Result<()>) -> ExampleResult<f64> {
+fn median_ms(
+    timer: &EventTimer,
+    mut run: impl FnMut() -> ferrocuda::Result<()>,
+) -> ExampleResult<f64> {
     for _ in 0..WARM_UP {
         timer.time(&mut run)?;
     }
@@ -73,7 +76,9 @@ struct Row {
 fn main() -> ExampleResult {
     let device = Device::default_device()?;
     if device.is_simulator() {
-        println!("SKIP: no GPU (bench_generated times a GPU; tests/tests/generated.rs runs the same generated kernels on the simulator)");
+        println!(
+            "SKIP: no GPU (bench_generated times a GPU; tests/tests/generated.rs runs the same generated kernels on the simulator)"
+        );
         return Ok(());
     }
     let log2_n: u32 = match optional_arg("--log2") {
@@ -103,10 +108,17 @@ fn main() -> ExampleResult {
     let y_dev = DeviceBuffer::from_slice(&device, &y)?;
     let mut out = DeviceBuffer::<f32>::zeros(&device, n)?;
 
-    let saxpy_ms = median_ms(&timer, || saxpy::launch(&stream, 2.5, &x_dev, &y_dev, &mut out))?;
+    let saxpy_ms = median_ms(&timer, || {
+        saxpy::launch(&stream, 2.5, &x_dev, &y_dev, &mut out)
+    })?;
     let got = out.to_vec()?;
     if let Some(i) = (0..n).find(|&i| got[i] != 2.5 * x[i] + y[i]) {
-        return Err(format!("saxpy: element {i} is {} instead of {}", got[i], 2.5 * x[i] + y[i]).into());
+        return Err(format!(
+            "saxpy: element {i} is {} instead of {}",
+            got[i],
+            2.5 * x[i] + y[i]
+        )
+        .into());
     }
 
     let mut sum = DeviceBuffer::<f32>::zeros(&device, 1)?;
@@ -143,7 +155,9 @@ fn main() -> ExampleResult {
         times.get(key).and_then(|v| v.parse().ok())
     };
     println!();
-    println!("| target | ferrocuda ms | ferrocuda GB/s | reference | reference ms | ratio | CuPy ms | CuPy / ferrocuda | target ratio | met |");
+    println!(
+        "| target | ferrocuda ms | ferrocuda GB/s | reference | reference ms | ratio | CuPy ms | CuPy / ferrocuda | target ratio | met |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut missed = Vec::new();
     for row in &rows {
@@ -161,7 +175,11 @@ fn main() -> ExampleResult {
                         (row.target - ratio) / row.target * 100.0
                     ));
                 }
-                (format!("{ms:.4}"), format!("{ratio:.3}x"), if met { "yes" } else { "NO" })
+                (
+                    format!("{ms:.4}"),
+                    format!("{ratio:.3}x"),
+                    if met { "yes" } else { "NO" },
+                )
             }
             None => ("n/a".to_string(), "n/a".to_string(), "n/a"),
         };

@@ -37,7 +37,9 @@ fn main() -> ExampleResult {
         .sum::<f64>()
         .sqrt();
     let relative = (f64::from(norm) - expected).abs() / expected.max(f64::MIN_POSITIVE);
-    println!("||x|| of {n} elements: {norm} (CPU, f64: {expected:.7}; relative difference {relative:.1e})");
+    println!(
+        "||x|| of {n} elements: {norm} (CPU, f64: {expected:.7}; relative difference {relative:.1e})"
+    );
     // An f32 tree sum of n squares: well within 1e-5 relative.
     if relative > 1e-5 {
         return Err(format!("the norm differs from the CPU's by {relative:.1e} (relative)").into());

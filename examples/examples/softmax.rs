@@ -52,7 +52,10 @@ fn main() -> ExampleResult {
     let stream = device.default_stream();
     // Logits in [-8, 8): exp(x) alone would not overflow, but the max shift is what keeps
     // softmax safe for any input.
-    let x: Vec<f32> = random_f32(rows * cols, 11).iter().map(|v| 8.0 * v).collect();
+    let x: Vec<f32> = random_f32(rows * cols, 11)
+        .iter()
+        .map(|v| 8.0 * v)
+        .collect();
     let x_dev = DeviceBuffer::from_slice(&device, &x)?;
 
     let start = stream.record_event()?;
@@ -65,7 +68,10 @@ fn main() -> ExampleResult {
     let mut worst = 0.0f64;
     for (row, values) in x.chunks(cols).zip(got.chunks(cols)) {
         let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let exps: Vec<f64> = row.iter().map(|&v| (f64::from(v) - f64::from(max)).exp()).collect();
+        let exps: Vec<f64> = row
+            .iter()
+            .map(|&v| (f64::from(v) - f64::from(max)).exp())
+            .collect();
         let total: f64 = exps.iter().sum();
         for (e, v) in exps.iter().zip(values) {
             worst = worst.max((e / total - f64::from(*v)).abs());

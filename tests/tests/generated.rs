@@ -15,7 +15,11 @@ use test_kernels::generated::{
 
 /// The lengths a test runs on `device`.
 fn lengths(device: &Device) -> Vec<usize> {
-    let large = if device.is_simulator() { 70_001 } else { (1 << 20) + 7 };
+    let large = if device.is_simulator() {
+        70_001
+    } else {
+        (1 << 20) + 7
+    };
     vec![0, 1, 31, 257, large]
 }
 

@@ -48,8 +48,8 @@ pub fn generate(
             .into_compile_error();
         }
     };
-    let model = options::parse(which, attr)
-        .and_then(|options| ScalarFn::new(which, options, func.clone()));
+    let model =
+        options::parse(which, attr).and_then(|options| ScalarFn::new(which, options, func.clone()));
     match model {
         Ok(model) => {
             let func = &model.func;
@@ -161,15 +161,19 @@ pub fn input_params(model: &ScalarFn) -> Vec<TokenStream> {
 /// `let x = &x[..len];` for every slice input: one bounds check, after which the compiler knows
 /// every index below `len` is in bounds.
 pub fn reslice_inputs(model: &ScalarFn, len: &TokenStream) -> TokenStream {
-    let lines = model.inputs.iter().filter(|input| !input.broadcast).map(|input| {
-        let name = &input.name;
-        if input.per_row {
-            // The launch checked `len` is a multiple of `cols > 0`.
-            quote!(let #name = &#name[..#len / cols];)
-        } else {
-            quote!(let #name = &#name[..#len];)
-        }
-    });
+    let lines = model
+        .inputs
+        .iter()
+        .filter(|input| !input.broadcast)
+        .map(|input| {
+            let name = &input.name;
+            if input.per_row {
+                // The launch checked `len` is a multiple of `cols > 0`.
+                quote!(let #name = &#name[..#len / cols];)
+            } else {
+                quote!(let #name = &#name[..#len];)
+            }
+        });
     quote!(#(#lines)*)
 }
 
@@ -188,7 +192,11 @@ pub fn host_inputs(model: &ScalarFn) -> Vec<(Ident, Shape, syn::Type)> {
         })
         .collect();
     if model.has_rows() {
-        params.push((format_ident!("cols"), Shape::Value, syn::parse_quote!(usize)));
+        params.push((
+            format_ident!("cols"),
+            Shape::Value,
+            syn::parse_quote!(usize),
+        ));
     }
     params
 }
@@ -338,7 +346,10 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
     let generics = launch_generics(model);
     let mut described = describe_inputs(model);
     described.extend(outs.iter().zip(out_types).map(|(name, ty)| {
-        format!("`{name}`: a mutable slice of `{}`", crate::kernel::type_text(ty))
+        format!(
+            "`{name}`: a mutable slice of `{}`",
+            crate::kernel::type_text(ty)
+        )
     }));
     let name = &model.name;
     let arg_names: Vec<String> = host_kernel

@@ -8,8 +8,8 @@ use proc_macro2::{Span, TokenStream};
 use quote::format_ident;
 use syn::spanned::Spanned;
 use syn::{
-    Error, Expr, ExprClosure, FnArg, GenericParam, Ident, ItemFn, Pat, Result, ReturnType,
-    Type, Visibility,
+    Error, Expr, ExprClosure, FnArg, GenericParam, Ident, ItemFn, Pat, Result, ReturnType, Type,
+    Visibility,
 };
 
 /// A checked scalar function.
@@ -277,7 +277,10 @@ fn inputs(
             per_row,
         });
     }
-    for (option, names) in [("broadcast", &options.broadcast), ("per_row", &options.per_row)] {
+    for (option, names) in [
+        ("broadcast", &options.broadcast),
+        ("per_row", &options.per_row),
+    ] {
         for name in names {
             if !inputs.iter().any(|input| input.name == *name) {
                 errors.push(Error::new(

@@ -69,9 +69,16 @@ pub fn parse(which: Which, attr: TokenStream) -> Result<Options> {
                 .into_iter()
                 .collect();
             if types.is_empty() {
-                return Err(meta.error("`instances()` needs at least one type, e.g. `instances(f32, f64)`"));
+                return Err(
+                    meta.error("`instances()` needs at least one type, e.g. `instances(f32, f64)`")
+                );
             }
-            options.instances = Some((meta.path.get_ident().map_or_else(Span::call_site, Ident::span), types));
+            options.instances = Some((
+                meta.path
+                    .get_ident()
+                    .map_or_else(Span::call_site, Ident::span),
+                types,
+            ));
             Ok(())
         } else if meta.path.is_ident("large_buffers") {
             options.large_buffers = true;

@@ -37,12 +37,19 @@ fn reduction_items(model: &ScalarFn) -> TokenStream {
     let out_ty = &model.outputs[0];
     // The block collectives move the result by warp shuffles: a generic result type gets the
     // bound here, and each instance (or the plain type) is checked at the return type.
+    // (Beside the parameter's own bounds when the result is the type parameter itself, so
+    // that the bounds stay in one place.)
     let mut generics = model.func.sig.generics.clone();
-    if model.type_param.is_some() {
-        generics
-            .make_where_clause()
-            .predicates
-            .push(syn::parse_quote!(#out_ty: ::ferrocuda::device::ShuffleValue));
+    if let Some(param) = &model.type_param {
+        let bound: syn::TypeParamBound = syn::parse_quote!(::ferrocuda::device::ShuffleValue);
+        let is_param = matches!(out_ty, syn::Type::Path(path) if path.qself.is_none() && path.path.is_ident(param));
+        match generics.type_params_mut().find(|tp| tp.ident == *param) {
+            Some(tp) if is_param => tp.bounds.push(bound),
+            _ => generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#out_ty: #bound)),
+        }
     }
     let generics = &generics;
     let where_clause = &generics.where_clause;
@@ -120,10 +127,7 @@ fn reduction_items(model: &ScalarFn) -> TokenStream {
         model,
         generics,
         &finish_name,
-        &[
-            quote!(partials: &[#out_ty]),
-            quote!(out: &mut [#out_ty]),
-        ],
+        &[quote!(partials: &[#out_ty]), quote!(out: &mut [#out_ty])],
         quote! {
             let total = #shared::reduce_to_block(partials.len(), identity #turbofish(), |i| partials[i], combine #turbofish);
             if ::ferrocuda::device::index::thread_idx().x == 0 {
@@ -170,7 +174,11 @@ fn reduction_items(model: &ScalarFn) -> TokenStream {
         ],
     };
     let mut rows_host = elementwise::host_inputs(model);
-    rows_host.push((format_ident!("cols"), Shape::Value, syn::parse_quote!(usize)));
+    rows_host.push((
+        format_ident!("cols"),
+        Shape::Value,
+        syn::parse_quote!(usize),
+    ));
     rows_host.push((format_ident!("out"), Shape::SliceMut, out_ty.clone()));
     let rows_host = HostKernel {
         kernel: rows_name.clone(),
@@ -219,7 +227,12 @@ fn reduction_items(model: &ScalarFn) -> TokenStream {
         .collect();
     let mut partials_args = reborrowed.clone();
     partials_args.push(quote!(scratch.slice_mut(..grid as usize)));
-    let launch_partials = instances::call(model, &partials_host, quote!(grid, block, #shared_bytes), &partials_args);
+    let launch_partials = instances::call(
+        model,
+        &partials_host,
+        quote!(grid, block, #shared_bytes),
+        &partials_args,
+    );
     let launch_finish = instances::call(
         model,
         &finish_host,
@@ -229,7 +242,12 @@ fn reduction_items(model: &ScalarFn) -> TokenStream {
     let mut rows_args = input_names.clone();
     rows_args.push(quote!(cols));
     rows_args.push(quote!(out));
-    let launch_rows = instances::call(model, &rows_host, quote!(grid, block, #shared_bytes), &rows_args);
+    let launch_rows = instances::call(
+        model,
+        &rows_host,
+        quote!(grid, block, #shared_bytes),
+        &rows_args,
+    );
 
     let partials_symbol = LitStr::new(&partials_name.to_string(), name.span());
     let finish_symbol = LitStr::new(&finish_name.to_string(), name.span());

@@ -63,7 +63,7 @@ pub fn wrapping_sum<T: WrappingAdd>(x: T) -> T {
     x
 }
 
-/// Integers with a wrapping add, for [`wrapping_sum`].
+/// Integers with a wrapping add, for [`wrapping_sum()`].
 pub trait WrappingAdd: Copy {
     /// Zero.
     const ZERO: Self;

@@ -388,3 +388,78 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// The expansion as text.
+    fn expansion(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+        super::expand(attr, item).to_string()
+    }
+
+    #[test]
+    fn the_function_stays_and_a_module_holds_the_kernel_and_its_launch() {
+        let text = expansion(
+            quote!(broadcast(a)),
+            quote!(
+                pub fn saxpy(a: f32, x: f32, y: f32) -> f32 {
+                    a * x + y
+                }
+            ),
+        );
+        assert!(
+            text.starts_with("pub fn saxpy (a : f32 , x : f32 , y : f32) -> f32"),
+            "{text}"
+        );
+        assert!(text.contains("pub mod saxpy"), "{text}");
+        assert!(text.contains("pub struct saxpy_elementwise"), "{text}");
+        // The kernel: `a` a value, `x` and `y` slices, one output.
+        assert!(
+            text.contains("a : f32 , x : & [f32] , y : & [f32] , out : & mut [f32]"),
+            "{text}"
+        );
+        // The launch: a stream, then one argument per parameter and the output.
+        assert!(text.contains("pub fn launch < 'a > (stream : & :: ferrocuda :: Stream , a : f32 , x : impl :: ferrocuda :: ElementSlice < 'a , f32 >"), "{text}");
+        assert!(
+            text.contains("`saxpy::launch(&stream, a, &x, &y, &mut out)?`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn tuples_give_outputs_and_per_row_gives_cols() {
+        let text = expansion(
+            quote!(per_row(m)),
+            quote!(
+                pub fn split(x: f32, m: f32) -> (f32, f32) {
+                    (x - m, x + m)
+                }
+            ),
+        );
+        assert!(
+            text.contains("out0 : & mut [f32] , out1 : & mut [f32]"),
+            "{text}"
+        );
+        assert!(text.contains("m : & [f32] , cols : usize"), "{text}");
+        assert!(
+            text.contains("`split::launch(&stream, cols, &x, &m, &mut out0, &mut out1)?`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_rejected_function_is_kept_with_its_errors() {
+        let text = expansion(
+            quote!(),
+            quote!(
+                fn private(x: f32) -> f32 {
+                    x
+                }
+            ),
+        );
+        assert!(text.starts_with("fn private"), "{text}");
+        assert!(text.contains("compile_error"), "{text}");
+        assert!(!text.contains("mod private"), "{text}");
+    }
+}

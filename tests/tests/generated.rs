@@ -1,9 +1,9 @@
 //! Kernels generated from scalar functions (`#[elementwise]`, `#[reduction]`,
 //! `tests/kernels/src/generated.rs`) against CPU references on random data, on the simulator and
-//! the GPU: lengths 0, 1, 31, a length that is not a multiple of the block, and on the GPU
-//! 2^20 + 7 (the simulator runs every thread on the host: 2^20 + 7 elements take it too long, so
-//! it stops at 70 001); broadcast scalars, two outputs, one generic instance per type, integer
-//! and float reductions, row reductions of rows of 1, 31 and 1000 elements and 0, 1 and many
+//! the GPU: lengths 0, 1, 31, 257 (not a multiple of the block) and 2^20 + 7 on both backends
+//! (the generated launches' grid-stride loops keep the simulator's thread count small: a few
+//! thousand threads, not one per element); broadcast scalars, two outputs, one generic
+//! instance per type, integer and float reductions, row reductions of rows of 1, 31 and 1000 elements and 0, 1 and many
 //! rows, and the length errors.
 
 use ferrocuda::prelude::*;
@@ -13,15 +13,8 @@ use test_kernels::generated::{
     sum_of_squares, to_unit, wrapping_sum,
 };
 
-/// The lengths a test runs on `device`.
-fn lengths(device: &Device) -> Vec<usize> {
-    let large = if device.is_simulator() {
-        70_001
-    } else {
-        (1 << 20) + 7
-    };
-    vec![0, 1, 31, 257, large]
-}
+/// The lengths every test runs on.
+const LENGTHS: [usize; 5] = [0, 1, 31, 257, (1 << 20) + 7];
 
 /// A device buffer of `values`.
 fn upload<T: DeviceCopy>(device: &Device, values: &[T]) -> DeviceBuffer<T> {
@@ -46,7 +39,7 @@ device_tests! {
     fn saxpy_broadcasts_the_scalar(device) {
         let stream = device.default_stream();
         let mut rng = rng("generated saxpy");
-        for n in lengths(device) {
+        for n in LENGTHS {
             let (x, y) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
             let mut out = poisoned(device, n);
             saxpy::launch(&stream, 2.5, &upload(device, &x), &upload(device, &y), &mut out).unwrap();
@@ -60,7 +53,7 @@ device_tests! {
     fn two_outputs(device) {
         let stream = device.default_stream();
         let mut rng = rng("generated two outputs");
-        for n in lengths(device) {
+        for n in LENGTHS {
             let (x, y) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
             let (mut sum, mut difference) = (poisoned(device, n), poisoned(device, n));
             sum_and_difference::launch(&stream, &upload(device, &x), &y, &mut sum, &mut difference)
@@ -162,7 +155,7 @@ device_tests! {
     fn sum_of_squares_matches_f64(device) {
         let stream = device.default_stream();
         let mut rng = rng("generated sum of squares");
-        for n in lengths(device) {
+        for n in LENGTHS {
             let x = random_f32(&mut rng, n);
             let got = sum_of_squares::reduce(&stream, &upload(device, &x)).unwrap();
             let expected: f64 = x.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
@@ -179,7 +172,7 @@ device_tests! {
         let mut rng = rng("generated dot");
         let mut out = DeviceBuffer::<f64>::zeros(device, 1).unwrap();
         let mut scratch = DeviceBuffer::zeros(device, dot_f64::scratch_len(device)).unwrap();
-        for n in lengths(device) {
+        for n in LENGTHS {
             let x: Vec<f64> = random_f32(&mut rng, n).into_iter().map(f64::from).collect();
             let y: Vec<f64> = random_f32(&mut rng, n).into_iter().map(f64::from).collect();
             dot_f64::reduce_into(&stream, &upload(device, &x), &y, &mut out, &mut scratch).unwrap();
@@ -193,7 +186,7 @@ device_tests! {
     fn max_and_count_reductions(device) {
         let stream = device.default_stream();
         let mut rng = rng("generated max");
-        for n in lengths(device) {
+        for n in LENGTHS {
             let x = random_f32(&mut rng, n);
             let max = max_f32::reduce(&stream, &x).unwrap();
             let expected = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);

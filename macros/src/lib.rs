@@ -143,7 +143,9 @@ pub fn constant(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   with 32-bit indices (`large_buffers` for slices of more than `u32::MAX` elements, as for
 ///   `#[kernel]`; `fast_math` likewise).
 ///
-/// The function must be `pub`, its crate a kernel crate (`ferrocuda::ptx_module!()`).
+/// The function must be `pub`, its crate a kernel crate (`ferrocuda::ptx_module!()`). The
+/// kernel's PTX symbol is `<name>_elementwise` (`<name>_elementwise__f32` for an instance), so,
+/// as for `#[kernel]`, the name must be unique in the crate.
 #[proc_macro_attribute]
 pub fn elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
     scalar_map::elementwise::expand(attr.into(), item.into()).into()
@@ -172,7 +174,8 @@ pub fn elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// associative; the order of combination is fixed for a device, so a float result is
 /// deterministic there. The module also holds `identity()`, `combine(a, b)`,
 /// `scratch_len(&device)` and the three kernels (`<name>_partials`, `<name>_finish`,
-/// `<name>_rows`). Generic functions take `instances(...)`, as for `#[elementwise]`.
+/// `<name>_rows`, also their PTX symbols: the name must be unique in the crate). Generic
+/// functions take `instances(...)`, as for `#[elementwise]`.
 #[proc_macro_attribute]
 pub fn reduction(attr: TokenStream, item: TokenStream) -> TokenStream {
     scalar_map::reduction::expand(attr.into(), item.into()).into()

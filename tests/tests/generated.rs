@@ -9,8 +9,8 @@
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, random_f32, random_u8, rng};
 use test_kernels::generated::{
-    count_above, dot_f64, max_f32, saxpy, scale_shift, subtract_row, sum_and_difference,
-    sum_of_squares, to_unit, wrapping_sum,
+    count_above, dot_f64, max_f32, negate, saxpy, scale_shift, subtract_row, sum_and_difference,
+    sum_of_magnitudes, sum_of_squares, to_unit, wrapping_sum,
 };
 
 /// The lengths every test runs on.
@@ -108,6 +108,21 @@ device_tests! {
             } else {
                 assert!(value.is_nan(), "element {i} outside the slice was written");
             }
+        }
+    }
+
+    fn large_buffer_kernels(device) {
+        let stream = device.default_stream();
+        let mut rng = rng("generated large buffers");
+        for n in LENGTHS {
+            let x: Vec<f64> = random_f32(&mut rng, n).into_iter().map(f64::from).collect();
+            let mut out = upload(device, &vec![f64::NAN; n]);
+            negate::launch(&stream, &x, &mut out).unwrap();
+            let expected: Vec<f64> = x.iter().map(|v| -v).collect();
+            assert_eq!(out.to_vec().unwrap(), expected, "n = {n}");
+            let got = sum_of_magnitudes::reduce(&stream, &x).unwrap();
+            let expected: f64 = x.iter().map(|v| v.abs()).sum();
+            assert_sum_close("sum of magnitudes", got, expected, expected, 1e-12);
         }
     }
 

@@ -90,3 +90,15 @@ impl WrappingAdd for u64 {
 pub fn subtract_row(x: f32, offset: f32) -> f32 {
     x - offset
 }
+
+/// `-x`, with 64-bit indices (`large_buffers`: slices may exceed `u32::MAX` elements).
+#[elementwise(large_buffers)]
+pub fn negate(x: f64) -> f64 {
+    -x
+}
+
+/// The sum of absolute values, with 64-bit indices.
+#[reduction(large_buffers, identity = 0.0, combine = |a, b| a + b)]
+pub fn sum_of_magnitudes(x: f64) -> f64 {
+    if x < 0.0 { -x } else { x }
+}

@@ -36,7 +36,9 @@ pub unsafe fn __copy_element<T>(value: &T) -> T {
 }
 
 /// Calls `body(i)` for every index `i < len` this thread owns in a grid-stride loop (thread `t`
-/// of `T` takes `t, t + T, t + 2T, ...`), with 32-bit index arithmetic.
+/// of `T` takes `t, t + T, t + 2T, ...`), with 32-bit index arithmetic. `body` is called only
+/// with indices below `len` (generated kernels rely on it to index their slices, re-sliced to
+/// `len`, without bounds checks).
 ///
 /// For kernels whose launch checked that every length fits in `u32` (every kernel without
 /// `large_buffers`): `len` is below 2^32, and the loop never forms an index at or past `len`, so
@@ -59,7 +61,8 @@ pub fn grid_stride(len: usize, mut body: impl FnMut(usize)) {
     }
 }
 
-/// [`grid_stride`] with 64-bit indices, for `large_buffers` kernels.
+/// [`grid_stride`] with 64-bit indices, for `large_buffers` kernels (the same promise: only
+/// indices below `len`).
 #[inline(always)]
 pub fn grid_stride_large(len: usize, mut body: impl FnMut(usize)) {
     let stride = gridsize_1d();

@@ -114,9 +114,9 @@ pub fn kernel(
 }
 
 /// `super::name::<T>(...)`: the scalar function called from a kernel on the elements at
-/// `index`, each slice indexed with its bounds check, or without it when `unchecked` (the
-/// reductions: `device::generated::reduce_to_block` and `reduce_rows` promise indices below the
-/// length every slice is re-sliced to).
+/// `index`, each slice indexed with its bounds check, or without it when `unchecked` (the loops
+/// of `device::generated`, `grid_stride`, `reduce_to_block` and `reduce_rows`, promise indices
+/// below the length every slice is re-sliced to). A `per_row` slice keeps its check.
 pub fn scalar_call(model: &ScalarFn, index: &TokenStream, unchecked: bool) -> TokenStream {
     let name = &model.name;
     let turbofish = model.type_param.as_ref().map(|t| quote!(::<#t>));
@@ -132,7 +132,7 @@ pub fn scalar_call(model: &ScalarFn, index: &TokenStream, unchecked: bool) -> To
             quote!(&#name[#index])
         };
         // The kernel's parameter check makes every element type `DeviceCopy`; an unchecked
-        // index is below the slice's length by the reduction loops' contract.
+        // index is below the slice's length by the loops' contract.
         quote!(unsafe { ::ferrocuda::device::generated::__copy_element(#place) })
     });
     quote!(super::#name #turbofish (#(#args),*))
@@ -264,7 +264,7 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
         .iter()
         .map(|out| quote!(let #out = &mut #out[..#len];));
     let index = quote!(__ferrocuda_i);
-    let call = scalar_call(model, &index, false);
+    let call = scalar_call(model, &index, true);
     let results: Vec<Ident> = (0..outs.len())
         .map(|i| format_ident!("__ferrocuda_r{i}"))
         .collect();
@@ -289,7 +289,9 @@ fn elementwise_items(model: &ScalarFn) -> TokenStream {
             #(#reslice_outs)*
             ::ferrocuda::device::generated::#stride(#len, |#index| {
                 #bind
-                #(#outs[#index] = #results;)*
+                // `grid_stride` calls its body only with indices below `len`, the length every
+                // output was re-sliced to.
+                #(*unsafe { #outs.get_unchecked_mut(#index) } = #results;)*
             });
         },
     );

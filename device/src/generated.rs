@@ -13,7 +13,7 @@
 //! left-to-right sum.
 
 use crate::block_collectives::{block_reduce, block_scratch_len};
-use crate::index::{block_dim, block_idx, grid_1d, grid_dim, gridsize_1d, thread_idx};
+use crate::index::{block_dim, block_idx, grid_1d, grid_dim, gridsize_1d, thread_idx, thread_rank};
 use crate::shared::dynamic_shared_array;
 use crate::warp::ShuffleValue;
 
@@ -84,7 +84,8 @@ pub const fn reduce_shared_bytes(block_threads: u32, value_size: usize) -> usize
 /// `element` is called only with indices below `len` (generated kernels rely on it to read
 /// their slices, re-sliced to `len`, without bounds checks).
 ///
-/// Each thread folds its indices of the grid-stride loop, eight loads in flight at a time; the
+/// Each thread folds its elements of the block's tiles (see the comments), eight loads in
+/// flight at a time; the
 /// block then combines the threads' values through the launch's dynamic shared memory, which
 /// must hold [`reduce_shared_bytes`]. Every thread of the block must call it.
 #[inline(always)]
@@ -95,24 +96,32 @@ pub fn reduce_to_block<T: ShuffleValue>(
     element: impl Fn(usize) -> T,
     combine: impl Fn(T, T) -> T,
 ) -> T {
-    let stride = gridsize_1d();
-    let mut i = grid_1d();
+    // Block `b` takes tiles `b, b + grid, ...` of `8 * threads` consecutive elements; within a
+    // tile, thread `t` takes elements `t, t + threads, ..., t + 7 * threads` (CUB's striped
+    // arrangement): each warp load is 128 consecutive bytes, the eight loads of a block cover
+    // one contiguous tile, and the eight are issued before their values are combined. `len` and
+    // the grid are below 2^32 each, so no sum here overflows a `usize`.
+    let threads = (block_dim().x * block_dim().y * block_dim().z) as usize;
+    let rank = thread_rank() as usize;
+    let tile = 8 * threads;
+    let grid_tiles = grid_dim().x as usize * tile;
+    let mut base = block_idx().x as usize * tile;
     let mut acc = identity;
-    // Eight loads issued before their values are combined keep enough bytes in flight to
-    // saturate the memory with a few blocks per multiprocessor. `len` and the grid are below
-    // 2^32 each, so `i + 7 * stride` cannot overflow a `usize`.
-    while i + 7 * stride < len {
-        let (v0, v1) = (element(i), element(i + stride));
-        let (v2, v3) = (element(i + 2 * stride), element(i + 3 * stride));
-        let (v4, v5) = (element(i + 4 * stride), element(i + 5 * stride));
-        let (v6, v7) = (element(i + 6 * stride), element(i + 7 * stride));
+    while base + tile <= len {
+        let i = base + rank;
+        let (v0, v1) = (element(i), element(i + threads));
+        let (v2, v3) = (element(i + 2 * threads), element(i + 3 * threads));
+        let (v4, v5) = (element(i + 4 * threads), element(i + 5 * threads));
+        let (v6, v7) = (element(i + 6 * threads), element(i + 7 * threads));
         acc = combine(combine(combine(combine(acc, v0), v1), v2), v3);
         acc = combine(combine(combine(combine(acc, v4), v5), v6), v7);
-        i += 8 * stride;
+        base += grid_tiles;
     }
+    // At most one tile of the grid is partial, and it is this block's next one.
+    let mut i = base + rank;
     while i < len {
         acc = combine(acc, element(i));
-        i += stride;
+        i += threads;
     }
     let mut scratch = dynamic_shared_array::<T>();
     block_reduce(&mut scratch, acc, combine)

@@ -73,6 +73,54 @@ struct Row {
     target: f64,
 }
 
+/// Where the reduction's time goes: the grid the launch picks, each of its two kernels timed
+/// alone through its handle (same grid, block and shared memory), and the host time of one
+/// `reduce_into` call (which lies inside the events: the GPU waits for the host's launches).
+fn diagnose_reduction(
+    timer: &EventTimer,
+    device: &Device,
+    x: &DeviceBuffer<f32>,
+    sum: &mut DeviceBuffer<f32>,
+    scratch: &mut DeviceBuffer<f32>,
+    total_ms: f64,
+) -> ExampleResult {
+    use ferrocuda::__private::{REDUCE_BLOCK, reduce_grid};
+    use ferrocuda::device::generated::reduce_shared_bytes;
+    use sum_of_squares::{sum_of_squares_finish, sum_of_squares_partials};
+    let grid = reduce_grid(device, x.len());
+    let shared = reduce_shared_bytes(REDUCE_BLOCK, size_of::<f32>());
+    let partials_ms = median_ms(timer, || {
+        sum_of_squares_partials
+            .grid(grid)
+            .block(REDUCE_BLOCK)
+            .shared_mem(shared)
+            .launch(x, scratch.slice_mut(..grid as usize))
+    })?;
+    let finish_ms = median_ms(timer, || {
+        sum_of_squares_finish
+            .grid(1)
+            .block(REDUCE_BLOCK)
+            .shared_mem(shared)
+            .launch(scratch.slice(..grid as usize), &mut *sum)
+    })?;
+    let stream = device.default_stream();
+    let mut host_us = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let start = std::time::Instant::now();
+        sum_of_squares::reduce_into(&stream, x, &mut *sum, &mut *scratch)?;
+        host_us.push(start.elapsed().as_secs_f64() * 1e6);
+        stream.synchronize()?;
+    }
+    let attributes = sum_of_squares_partials.attributes(device)?;
+    println!(
+        "sum of squares, where the time goes: {grid} blocks of {REDUCE_BLOCK} ({} multiprocessors), {shared} B shared; partials kernel alone {partials_ms:.4} ms ({:.0} GB/s), finish kernel alone {finish_ms:.4} ms, both through reduce_into {total_ms:.4} ms; host time of one reduce_into call {:.1} us (median); partials kernel: {attributes}",
+        device.limits().multiprocessor_count,
+        4.0 * x.len() as f64 / (partials_ms * 1e6),
+        median(host_us),
+    );
+    Ok(())
+}
+
 fn main() -> ExampleResult {
     let device = Device::default_device()?;
     if device.is_simulator() {
@@ -192,6 +240,8 @@ fn main() -> ExampleResult {
             row.name, row.ours_ms, row.reference, row.target
         );
     }
+    println!();
+    diagnose_reduction(&timer, &device, &x_dev, &mut sum, &mut scratch, sum_ms)?;
     println!();
     if missed.is_empty() {
         println!("generated targets: all met (or n/a without the reference)");

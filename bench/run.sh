@@ -13,7 +13,9 @@
 # its ratio skipped without PyTorch), 6. the tensor-core attention against PyTorch's flash attention
 # (torch_attention.py; likewise), 7. the first launch with the driver's cache cold and warm,
 # 8. the idiomatic suite (kernels-idiomatic against bench/idiomatic.cu; BENCH_ONLY=idiomatic runs
-# this step alone), 9. the device-wide algorithms against CUB and CuPy (BENCH_ONLY=algorithms).
+# this step alone), 9. the device-wide algorithms against CUB and CuPy (BENCH_ONLY=algorithms),
+# 10. kernels generated from a scalar function (bench/generated.cu, CuPy; BENCH_ONLY=generated),
+# 11. radix sort, histogram and select against CUB and CuPy (BENCH_ONLY=sort).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -103,6 +105,36 @@ algorithms_step() {
 }
 if [ "${BENCH_ONLY:-}" = algorithms ]; then
   algorithms_step
+  exit "$status"
+fi
+
+# Step 10: kernels generated from a scalar function (examples/examples/bench_generated.rs): the
+# #[elementwise] saxpy against a plain CUDA C grid-stride kernel and the #[reduction] sum of
+# squares against cub::DeviceReduce::TransformReduce (bench/generated.cu, built here by nvcc),
+# with CuPy's ElementwiseKernel and ReductionKernel beside them (bench/generated_cupy.py), on
+# 2^26 f32. Prints the table of ratios; writes bench-generated.md into the output directory.
+generated_step() {
+  echo "=== kernels generated from a scalar function against CUDA C, CUB and CuPy"
+  if [ ! -x ../examples/bench_generated ]; then
+    echo "skipped: ../examples/bench_generated is not in this bundle"
+    return 0
+  fi
+  nvcc -O3 -arch="$arch" generated.cu -o generated_reference
+  echo "--- ptxas -v ($arch): CUDA C saxpy, ferrocuda's generated kernels"
+  nvcc -O3 -arch="$arch" -cubin -Xptxas -v generated.cu -o /dev/null 2>&1 \
+    | grep -E "Compiling entry.*saxpy|Used|stack frame" | head -4 || true
+  if [ -f kernels.ptx ]; then
+    bash ptxas_report.sh kernels.ptx "$arch" | grep -E "saxpy_elementwise|sum_of_squares_(partials|finish)" || true
+  fi
+  ./generated_reference 26 >generated_reference.txt \
+    || { status=$?; echo "generated_reference FAILED ($status)"; cat generated_reference.txt; }
+  python3 generated_cupy.py 26 >generated_cupy.txt 2>&1 || echo "unavailable generated_cupy.py failed" >generated_cupy.txt
+  ../examples/bench_generated --reference generated_reference.txt --cupy generated_cupy.txt \
+    | tee "$out/bench-generated.md" \
+    || { status=$?; echo "bench_generated FAILED ($status)"; }
+}
+if [ "${BENCH_ONLY:-}" = generated ]; then
+  generated_step
   exit "$status"
 fi
 
@@ -269,4 +301,5 @@ fi
 idiomatic_step
 algorithms_step
 sort_step
+generated_step
 exit "$status"

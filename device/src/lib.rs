@@ -53,6 +53,7 @@ pub mod block_radix_rank;
 mod bounds;
 pub mod constant;
 pub mod dims;
+pub mod generated;
 pub mod grid_reduce;
 pub mod half;
 mod half_atomic;

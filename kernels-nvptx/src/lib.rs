@@ -18,6 +18,7 @@ pub mod dynamic_shared;
 pub mod elementwise;
 pub mod external_crates;
 pub mod gemm_bf16;
+pub mod generated;
 pub mod generic;
 pub mod half_precision;
 pub mod histogram;

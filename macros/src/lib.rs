@@ -9,6 +9,7 @@ mod device_copy;
 mod kernel;
 mod module;
 mod printf;
+mod scalar_map;
 
 use proc_macro::TokenStream;
 
@@ -111,4 +112,71 @@ pub fn constant(attr: TokenStream, item: TokenStream) -> TokenStream {
     constant::expand(attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+/// Generates, from an ordinary scalar function, a kernel that maps it over slices of any length,
+/// and its launch (Numba's `@vectorize(target='cuda')`, CuPy's `ElementwiseKernel`).
+///
+/// ```ignore
+/// #[elementwise(broadcast(a))]
+/// pub fn saxpy(a: f32, x: f32, y: f32) -> f32 {
+///     a * x + y
+/// }
+///
+/// // host: out[i] = saxpy(2.0, x[i], y[i]) for every i
+/// saxpy::launch(&stream, 2.0, &x, &y, &mut out)?;
+/// ```
+///
+/// The function stays callable as it is; beside it comes a module of the same name with the
+/// kernel (`saxpy::saxpy_elementwise`, a `#[kernel]` like any other) and
+/// `saxpy::launch(&stream, <one argument per parameter>, <one output per result>)`.
+///
+/// - **Parameters** are elements (numbers, `bool`, arrays, `DeviceCopy` structs). Each is a
+///   slice at the launch (`&DeviceBuffer<T>`, `DeviceSlice<T>` or a host slice), unless
+///   `broadcast(a, ...)` names it: then the launch takes one value, used for every element.
+/// - **Outputs**: the return type gives one output slice, `out`; a tuple `-> (f32, f32)` gives
+///   one slice per element, `out0`, `out1`, ... Every slice has the length of the first output;
+///   a different length is an error naming both slices and lengths; length 0 launches nothing.
+/// - **Generic functions** list their instances: `#[elementwise(instances(f32, f64))]` on
+///   `pub fn scale<T: ...>(...)`, launched as `scale::launch::<f32>(...)` or with `T` inferred.
+/// - The launch chooses the grid and block for the device; the kernel runs a grid-stride loop
+///   with 32-bit indices (`large_buffers` for slices of more than `u32::MAX` elements, as for
+///   `#[kernel]`; `fast_math` likewise).
+///
+/// The function must be `pub`, its crate a kernel crate (`ferrocuda::ptx_module!()`). The
+/// kernel's PTX symbol is `<name>_elementwise` (`<name>_elementwise__f32` for an instance), so,
+/// as for `#[kernel]`, the name must be unique in the crate.
+#[proc_macro_attribute]
+pub fn elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    scalar_map::elementwise::expand(attr.into(), item.into()).into()
+}
+
+/// Generates, from a scalar map function, an identity and an associative combining closure,
+/// the kernels that reduce a slice or each row of a matrix (CuPy's `ReductionKernel`, Numba's
+/// `@cuda.reduce`).
+///
+/// ```ignore
+/// #[reduction(identity = 0.0, combine = |a, b| a + b)]
+/// pub fn sum_of_squares(x: f32) -> f32 {
+///     x * x
+/// }
+///
+/// // host:
+/// let total: f32 = sum_of_squares::reduce(&stream, &x)?;            // waits
+/// sum_of_squares::reduce_into(&stream, &x, &mut out, &mut scratch)?;  // out[0], async
+/// sum_of_squares::rows(&stream, &matrix, cols, &mut per_row)?;       // one value per row
+/// ```
+///
+/// The result is `combine` over `map(element)` of every element, from `identity`; an empty
+/// slice gives the identity. Parameters are as for [`macro@elementwise`] (slices, or one value with
+/// `broadcast(...)`; at least one slice); the return type is the result's, one value a warp
+/// shuffle moves (`i32`, `u32`, `i64`, `u64`, `f32`, `f64`, ...). `combine` must be
+/// associative; the order of combination is fixed for a device, so a float result is
+/// deterministic there. The module also holds `identity()`, `combine(a, b)`,
+/// `scratch_len(&device)` and the three kernels (`<name>_partials`, `<name>_finish`,
+/// `<name>_rows`, also their PTX symbols: the name must be unique in the crate). Generic
+/// functions take `instances(...)`, as for `#[elementwise]`.
+#[proc_macro_attribute]
+pub fn reduction(attr: TokenStream, item: TokenStream) -> TokenStream {
+    scalar_map::reduction::expand(attr.into(), item.into()).into()
 }

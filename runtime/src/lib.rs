@@ -46,7 +46,7 @@
 
 pub use ferrocuda_device as device;
 pub use ferrocuda_device::{DeviceCopy, Dim3, grid, gridsize};
-pub use ferrocuda_macros::{DeviceCopy, kernel};
+pub use ferrocuda_macros::{DeviceCopy, elementwise, kernel, reduction};
 pub use ferrocuda_macros::{constant, gpu_print, gpu_println};
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -70,6 +70,7 @@ pub use {
     launch::args::KernelArg,
     launch::bench::{BenchReport, BenchTarget, bench},
     launch::config::LaunchConfig,
+    launch::generated::{ElementSlice, ElementSliceMut},
     launch::inspect::InspectKernel,
     vocabulary::error::{Error, LaunchError, Result},
     vocabulary::fast_math::FastMath,
@@ -101,7 +102,7 @@ pub mod prelude {
     pub use crate::{
         Device, DeviceBuffer, Error, Event, InspectKernel, Kernel, LaunchConfig, Stream, launch,
     };
-    pub use crate::{DeviceCopy, kernel};
+    pub use crate::{DeviceCopy, elementwise, kernel, reduction};
     pub use crate::{constant, gpu_print, gpu_println};
 }
 
@@ -110,6 +111,7 @@ pub mod prelude {
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod __private {
     pub use crate::launch::binder::ArgBinder;
+    pub use crate::launch::generated::*;
     pub use crate::launch::request::LaunchRequest;
     pub use crate::vocabulary::kernel::{
         KernelInfo, PtxModule, declared_module, missing_ptx_module,

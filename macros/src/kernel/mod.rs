@@ -11,6 +11,8 @@ mod model;
 mod parse;
 mod validate;
 
+pub use model::type_text;
+
 use proc_macro2::TokenStream;
 
 /// The expansion of `#[kernel(attr)] item`; errors come out as `compile_error!`s.

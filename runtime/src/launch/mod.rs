@@ -13,5 +13,6 @@ pub(crate) mod bench;
 pub(crate) mod bind;
 pub(crate) mod binder;
 pub(crate) mod config;
+pub(crate) mod generated;
 pub(crate) mod inspect;
 pub(crate) mod request;

@@ -19,6 +19,7 @@ pub mod context_faults;
 pub mod device_api;
 pub mod fast_math;
 pub mod faults;
+pub mod generated;
 pub mod half;
 pub mod hopper;
 pub mod index_narrowing;

@@ -55,7 +55,7 @@ idiomatic_step() {
     || { status=$?; echo "bench_idiomatic FAILED ($status)"; }
 }
 
-# The sort step (examples/examples/bench_sort.rs): kernels-algorithms' radix sort (keys, and
+# Step 11: the sort step (examples/examples/bench_sort.rs): kernels-algorithms' radix sort (keys, and
 # pairs), even-bin histogram and select against CUB (sort.cu, built here by nvcc) and CuPy
 # (sort_cupy.py), with the ratios to CUB and the issue's 0.8x target for the sorts.
 # BENCH_ONLY=sort runs it alone.
@@ -300,6 +300,6 @@ fi
 
 idiomatic_step
 algorithms_step
-sort_step
 generated_step
+sort_step
 exit "$status"

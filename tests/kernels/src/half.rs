@@ -154,7 +154,7 @@ pub fn half_pairs_bf16x2(
     }
 }
 
-/// Block size of [`half_shared_reverse`].
+/// Block size of [`half_shared_reverse_f16`] and [`half_shared_reverse_bf16`].
 pub const HALF_BLOCK: usize = 128;
 
 /// The body of `half_shared_reverse_<t>` (a shared array cannot be generic, so each kernel

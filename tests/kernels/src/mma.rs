@@ -6,8 +6,9 @@
 //! # Older GPU targets
 //! `mma.sync` needs sm_80, and this crate is built for sm_70 by `cargo test` (the PTX default)
 //! and for sm_90 by `scripts/gpu-bundle.sh`. Every kernel here therefore exists in both builds:
-//! its body is a helper compiled where [`TENSOR_CORES`] holds (the simulator, GPU targets from
-//! sm_80), and a stub elsewhere that leaves the `ran` flag at 0. The host tests read `ran[0]`:
+//! its body is a helper compiled where
+//! `cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))` holds (the simulator, GPU
+//! targets from sm_80), and a stub elsewhere that leaves the `ran` flag at 0. The host tests read `ran[0]`:
 //! 0 on the GPU means "the PTX predates sm_80", and the test says it skipped; the simulator
 //! always runs the real body (a 0 there fails the test).
 

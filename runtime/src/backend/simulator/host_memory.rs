@@ -26,13 +26,23 @@ pub(crate) fn device_bytes_in_use() -> usize {
 }
 
 /// Reserves `bytes` of the simulated device's `total`, or says how many were free.
+///
+/// A compare-exchange loop written out: `AtomicUsize::fetch_update` does the same, but the stable
+/// a fresh rustup installed on 2026-11-23 (1.99.1) deprecates it for `try_update`, which older
+/// compilers lack, and the workspace must build without warnings on whatever stable a user has.
 fn reserve(bytes: usize, total: usize) -> std::result::Result<(), usize> {
-    DEVICE_BYTES
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
-            used.checked_add(bytes).filter(|&after| after <= total)
-        })
-        .map(drop)
-        .map_err(|used| total.saturating_sub(used))
+    let mut used = DEVICE_BYTES.load(Ordering::Relaxed);
+    loop {
+        let after = used.checked_add(bytes).filter(|&after| after <= total);
+        let Some(after) = after else {
+            return Err(total.saturating_sub(used));
+        };
+        match DEVICE_BYTES.compare_exchange_weak(used, after, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            Ok(_) => return Ok(()),
+            Err(now) => used = now,
+        }
+    }
 }
 
 /// An owned, zeroed host allocation, freed on drop.

@@ -6,7 +6,8 @@
 //!   [`expect_panic`];
 //! - [`inputs`]: deterministic random inputs, seeded from the test's name;
 //! - [`compare`]: tolerances in absolute, relative and ulp terms;
-//! - [`ptx_text`]: entries of a kernel crate's PTX, for tests that pin what the compiler made;
+//! - [`ptx_text`]: entries and functions of a kernel crate's PTX, for tests that pin what the
+//!   compiler made;
 //! - [`reference`](mod@reference): the CPU references of the kernels, shared with the examples (they live in
 //!   `ferrocuda-examples`, whose checks use them too).
 //!

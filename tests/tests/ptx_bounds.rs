@@ -2,21 +2,7 @@
 //! `slice_index_fail` call the device library's recording entries and no longer format, and a
 //! tutorial kernel's own code still only calls `panic_bounds_check` on its cold path.
 
-/// The body of the function (`.func`, `.entry`) whose name ends with `suffix`.
-fn body_of<'a>(ptx: &'a str, suffix: &str) -> &'a str {
-    let start = ptx
-        .match_indices("\n.")
-        .map(|(i, _)| i + 1)
-        .find(|&i| {
-            let line = ptx[i..].lines().next().unwrap_or("");
-            (line.starts_with(".func ") || line.starts_with(".visible .entry "))
-                && line.trim_end_matches('(').ends_with(suffix)
-                && line.ends_with('(')
-        })
-        .unwrap_or_else(|| panic!("no definition ending with {suffix} in the PTX"));
-    let end = start + ptx[start..].find("\n}").expect("end of the function");
-    &ptx[start..end]
-}
+use ferrocuda_tests::ptx_text::body_of;
 
 #[test]
 fn core_index_panics_call_the_recording_entries() {

@@ -90,8 +90,8 @@ pub use block_collectives::{
     block_inclusive_scan, block_reduce, block_scratch_len,
 };
 pub use block_io::{
-    VectorChunks, load_blocked, load_striped, split_at_alignment, split_at_alignment_mut,
-    store_blocked, store_striped,
+    VectorChunks, load_blocked, load_striped, load_warp_transposed, split_at_alignment,
+    split_at_alignment_mut, store_blocked, store_striped, store_warp_transposed,
 };
 pub use block_radix_rank::{
     MAX_ITEMS, MAX_RADIX_BITS, block_radix_digit_start, block_radix_rank, for_each_item,
@@ -138,7 +138,10 @@ pub mod prelude {
         BLOCK_SCRATCH_LEN, block_broadcast, block_exclusive_scan, block_inclusive_scan,
         block_reduce,
     };
-    pub use crate::block_io::{load_blocked, load_striped, store_blocked, store_striped};
+    pub use crate::block_io::{
+        load_blocked, load_striped, load_warp_transposed, store_blocked, store_striped,
+        store_warp_transposed,
+    };
     pub use crate::block_radix_rank::{
         block_radix_digit_start, block_radix_rank, radix_rank_counters_len, warp_striped_index,
     };

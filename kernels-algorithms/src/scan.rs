@@ -194,51 +194,56 @@ impl ScanKind for Exclusive {
     const EXCLUSIVE: bool = true;
 }
 
-/// The scan of one tile per block of 4-byte elements, [`SCAN_ITEMS_NARROW`] per thread (see
-/// the [module documentation](self)): `Kind` chooses the inclusive or the exclusive scan
-/// (`initial` is the exclusive scan's initial value; the inclusive scan passes the identity). The dynamic shared memory holds
-/// one `T` per warp, one `T` more, a `u32`, and the warp exchange of the tile (one `T` per
-/// element).
-#[kernel(instances(
-    (u32, Sum, Inclusive), (i32, Sum, Inclusive), (f32, Sum, Inclusive),
-    (u32, Sum, Exclusive), (i32, Sum, Exclusive), (f32, Sum, Exclusive),
-    (u32, Min, Inclusive), (i32, Min, Inclusive), (f32, Min, Inclusive),
-    (u32, Min, Exclusive), (i32, Min, Exclusive), (f32, Min, Exclusive),
-    (u32, Max, Inclusive), (i32, Max, Inclusive), (f32, Max, Inclusive),
-    (u32, Max, Exclusive), (i32, Max, Exclusive), (f32, Max, Exclusive)
-))]
-pub fn scan_tiles<T: ScanElement, Op: ReduceOp<T>, Kind: ScanKind>(
-    input: &[T],
-    output: &mut [T],
-    initial: T,
-    state: &mut [u64],
-    aggregates: &mut [T],
-    inclusives: &mut [T],
-) {
-    let tiles = TileState::new(state, aggregates, inclusives);
-    scan_tile::<T, Op, SCAN_ITEMS_NARROW>(input, output, Kind::EXCLUSIVE, initial, tiles);
+/// Defines a tile kernel (its attributes, name and items per thread): the two differ only in
+/// the items per thread, which must be a constant of the instance.
+macro_rules! scan_tile_kernel {
+    ($(#[$attribute:meta])* $name:ident, $items:expr) => {
+        $(#[$attribute])*
+        pub fn $name<T: ScanElement, Op: ReduceOp<T>, Kind: ScanKind>(
+            input: &[T],
+            output: &mut [T],
+            initial: T,
+            state: &mut [u64],
+            aggregates: &mut [T],
+            inclusives: &mut [T],
+        ) {
+            let tiles = TileState::new(state, aggregates, inclusives);
+            scan_tile::<T, Op, { $items }>(input, output, Kind::EXCLUSIVE, initial, tiles);
+        }
+    };
 }
 
-/// [`scan_tiles`] for 8-byte elements, [`SCAN_ITEMS_WIDE`] per thread.
-#[kernel(instances(
-    (u64, Sum, Inclusive), (i64, Sum, Inclusive), (f64, Sum, Inclusive),
-    (u64, Sum, Exclusive), (i64, Sum, Exclusive), (f64, Sum, Exclusive),
-    (u64, Min, Inclusive), (i64, Min, Inclusive), (f64, Min, Inclusive),
-    (u64, Min, Exclusive), (i64, Min, Exclusive), (f64, Min, Exclusive),
-    (u64, Max, Inclusive), (i64, Max, Inclusive), (f64, Max, Inclusive),
-    (u64, Max, Exclusive), (i64, Max, Exclusive), (f64, Max, Exclusive)
-))]
-pub fn scan_tiles_wide<T: ScanElement, Op: ReduceOp<T>, Kind: ScanKind>(
-    input: &[T],
-    output: &mut [T],
-    initial: T,
-    state: &mut [u64],
-    aggregates: &mut [T],
-    inclusives: &mut [T],
-) {
-    let tiles = TileState::new(state, aggregates, inclusives);
-    scan_tile::<T, Op, SCAN_ITEMS_WIDE>(input, output, Kind::EXCLUSIVE, initial, tiles);
-}
+scan_tile_kernel!(
+    /// The scan of one tile per block of 4-byte elements, [`SCAN_ITEMS_NARROW`] per thread (see
+    /// the [module documentation](self)): `Kind` chooses the inclusive or the exclusive scan
+    /// (`initial` is the exclusive scan's initial value; the inclusive scan passes the
+    /// identity). The dynamic shared memory holds one `T` per warp, one `T` more, a `u32`, and
+    /// the warp exchange of the tile (one `T` per element).
+    #[kernel(instances(
+        (u32, Sum, Inclusive), (i32, Sum, Inclusive), (f32, Sum, Inclusive),
+        (u32, Sum, Exclusive), (i32, Sum, Exclusive), (f32, Sum, Exclusive),
+        (u32, Min, Inclusive), (i32, Min, Inclusive), (f32, Min, Inclusive),
+        (u32, Min, Exclusive), (i32, Min, Exclusive), (f32, Min, Exclusive),
+        (u32, Max, Inclusive), (i32, Max, Inclusive), (f32, Max, Inclusive),
+        (u32, Max, Exclusive), (i32, Max, Exclusive), (f32, Max, Exclusive)
+    ))]
+    scan_tiles,
+    SCAN_ITEMS_NARROW
+);
+
+scan_tile_kernel!(
+    /// [`scan_tiles`] for 8-byte elements, [`SCAN_ITEMS_WIDE`] per thread.
+    #[kernel(instances(
+        (u64, Sum, Inclusive), (i64, Sum, Inclusive), (f64, Sum, Inclusive),
+        (u64, Sum, Exclusive), (i64, Sum, Exclusive), (f64, Sum, Exclusive),
+        (u64, Min, Inclusive), (i64, Min, Inclusive), (f64, Min, Inclusive),
+        (u64, Min, Exclusive), (i64, Min, Exclusive), (f64, Min, Exclusive),
+        (u64, Max, Inclusive), (i64, Max, Inclusive), (f64, Max, Inclusive),
+        (u64, Max, Exclusive), (i64, Max, Exclusive), (f64, Max, Exclusive)
+    ))]
+    scan_tiles_wide,
+    SCAN_ITEMS_WIDE
+);
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::*;

@@ -64,6 +64,7 @@ pub use {
     handles::constant::ConstantSymbol,
     handles::device::Device,
     handles::event::Event,
+    handles::graph::{Graph, GraphExec},
     handles::pinned::PinnedBuffer,
     handles::stream::Stream,
     handles::tensor_map::TensorMap2d,

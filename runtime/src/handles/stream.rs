@@ -78,6 +78,7 @@ impl Stream {
     /// thread's. When several launches covered failed, the earliest is returned and each other
     /// one by a later synchronization.
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_if_capturing("Stream::synchronize")?;
         self.device.operate(|_| self.handle.synchronize())?;
         self.device.check_scope(Some(self.key), u64::MAX)
     }

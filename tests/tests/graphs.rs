@@ -11,6 +11,14 @@ use ferrocuda_tests::{
 };
 use test_kernels::graphs::{accumulate, affine, count_or_panic};
 
+/// Taken by every test of this file: while a stream captures, its device refuses default-stream
+/// work from every thread (see `Error::Graph`), so the tests, which share the device, run one
+/// at a time.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Elements per buffer: not a multiple of the block.
 fn len(device: &Device) -> usize {
     if device.is_simulator() {
@@ -78,6 +86,7 @@ device_tests! {
     /// A chain of kernels and a copy, captured once: the capture runs nothing, and each replay
     /// runs the whole chain in order (the copy between two kernels sees the first one's result).
     fn a_captured_chain_replays_in_order(device) {
+        let _serial = one_at_a_time();
         let n = len(device);
         let x_host = random_f32(&mut rng("graph_chain_x"), n);
         let z_host = random_f32(&mut rng("graph_chain_z"), n);
@@ -120,6 +129,7 @@ device_tests! {
     /// launches); later replays use them and leave the old buffers alone. A capture of other
     /// launches is refused, naming the first difference.
     fn an_update_changes_scalars_and_buffers(device) {
+        let _serial = one_at_a_time();
         let n = len(device);
         let a_host = random_f32(&mut rng("graph_update_a"), n);
         let b_host = random_f32(&mut rng("graph_update_b"), n);
@@ -192,6 +202,7 @@ device_tests! {
     /// once, with its kernel, line, block and thread; the other threads ran. After an update
     /// that removes the culprit, replays are clean.
     fn a_panic_in_a_replay_is_reported_with_its_location(device) {
+        let _serial = one_at_a_time();
         let n = 256;
         let data = DeviceBuffer::from_slice(device, &[5u32; 100]).unwrap();
         let mut counts = DeviceBuffer::<u32>::zeros(device, n).unwrap();
@@ -235,6 +246,7 @@ device_tests! {
     /// read and write it, and new buffers do not get it. A buffer dropped during a capture is
     /// kept until the capture's graph is gone, and the capture goes on.
     fn a_graph_keeps_its_buffers_alive(device) {
+        let _serial = one_at_a_time();
         let n = len(device);
         let source_host = random_f32(&mut rng("graph_keeps_alive"), n);
         let mut source = DeviceBuffer::from_slice(device, &source_host).unwrap();
@@ -269,6 +281,7 @@ device_tests! {
     /// What a capture cannot record is refused with `Error::Graph` naming the operation, on
     /// both backends, and the capture goes on; misuse of captures and graphs is an error too.
     fn misuse_is_an_error_naming_the_operation(device) {
+        let _serial = one_at_a_time();
         let n = 1000;
         let host = random_f32(&mut rng("graph_misuse"), n);
         let mut x = DeviceBuffer::from_slice(device, &host).unwrap();
@@ -338,5 +351,23 @@ device_tests! {
         assert!(!stream.is_capturing());
         stream.synchronize().unwrap();
         assert_close(&x.to_vec().unwrap(), &expected, 1e-6);
+
+        // A stream dropped while it captures ends its capture: the device's default stream
+        // works again, and nothing was run.
+        let doomed = device.new_stream().unwrap();
+        doomed.begin_capture().unwrap();
+        launch!(affine[blocks(n, 256), 256, &doomed](&mut x, 0.0f32, 0.0f32)).unwrap();
+        expect_graph_error(x.to_vec(), "to_vec");
+        drop(doomed);
+        assert_close(&x.to_vec().unwrap(), &expected, 1e-6);
+        device.synchronize().unwrap();
     }
+}
+
+/// Graphs move between threads (CUDA graph objects may be used from any thread, one at a time).
+#[test]
+fn graphs_are_send() {
+    fn send<T: Send>() {}
+    send::<Graph>();
+    send::<GraphExec>();
 }

@@ -43,8 +43,8 @@
 //! different buffers. The arguments are type-checked like any launch, because they are one.
 //! On a GPU this is `cuGraphExecUpdate`.
 
-use crate::backend::Allocation;
 use crate::backend::graph::{CaptureRecording, GraphExecutable, GraphTemplate};
+use crate::backend::{Allocation, StreamHandle};
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::handles::stream::Stream;
@@ -77,6 +77,10 @@ struct Capture {
     device: Device,
     /// The stream's key (`Stream::key`).
     stream: u64,
+    /// The stream's backend handle (kept so that an abandoned capture can be ended).
+    handle: StreamHandle,
+    /// Gone when every clone of the stream is dropped: the capture is then abandoned.
+    alive: Weak<()>,
     /// The backend's recording.
     recording: CaptureRecording,
     /// What has been captured so far.
@@ -133,6 +137,31 @@ struct GraphResources {
     capturing: AtomicBool,
     /// Memory whose buffers were dropped while the graph used it, with its length in bytes.
     kept: Mutex<Vec<(Allocation, usize)>>,
+}
+
+/// The captures in progress, after ending those whose stream was dropped while it captured
+/// (their graphs are dropped: a capture left running would refuse the device's default-stream
+/// work for ever).
+fn captures() -> MutexGuard<'static, Vec<Capture>> {
+    let mut captures = lock(&CAPTURES);
+    if captures.iter().any(|c| c.alive.strong_count() == 0) {
+        let (abandoned, running): (Vec<Capture>, Vec<Capture>) = std::mem::take(&mut *captures)
+            .into_iter()
+            .partition(|c| c.alive.strong_count() == 0);
+        *captures = running;
+        for capture in abandoned {
+            CAPTURES_IN_PROGRESS.fetch_sub(1, Ordering::AcqRel);
+            capture.resources.capturing.store(false, Ordering::Release);
+            let Capture {
+                device,
+                handle,
+                recording,
+                ..
+            } = capture;
+            drop(device.operate(|backend| backend.end_capture(&handle, recording)));
+        }
+    }
+    captures
 }
 
 /// Locks a mutex of this module, whose data stays consistent even if a holder panicked.
@@ -225,10 +254,6 @@ fn refused(operation: &'static str, device: &Device, what: &str) -> Error {
 /// written, when [`capture_in_progress`]. Returns whether the launch was captured (and must not
 /// be run or registered); refuses a launch on the default stream of a capturing device, and one
 /// with host-slice arguments (`host_slices`) on a capturing stream.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "what the launcher knows of the launch"
-)]
 pub(crate) fn capture_launch(
     device: &Device,
     stream: Option<&Stream>,
@@ -239,7 +264,7 @@ pub(crate) fn capture_launch(
     host_slices: bool,
 ) -> Result<bool> {
     let addresses = BOUND_ADDRESSES.with_borrow_mut(std::mem::take);
-    let mut captures = lock(&CAPTURES);
+    let mut captures = captures();
     let key = stream.map_or(DEFAULT_STREAM_KEY, |s| s.key);
     if key == DEFAULT_STREAM_KEY {
         if captures.iter().any(|c| c.device.same_as(device)) {
@@ -306,7 +331,7 @@ impl Device {
     /// [`Device::refuse_while_capturing`] when some capture is in progress.
     #[cold]
     fn refuse_while_capturing_slow(&self, operation: &'static str) -> Result<()> {
-        if lock(&CAPTURES).iter().any(|c| c.device.same_as(self)) {
+        if captures().iter().any(|c| c.device.same_as(self)) {
             return Err(refused(
                 operation,
                 self,
@@ -321,7 +346,7 @@ impl Stream {
     /// Whether this stream is capturing a graph (between [`Stream::begin_capture`] and
     /// [`Stream::end_capture`]).
     pub fn is_capturing(&self) -> bool {
-        capture_in_progress() && self.capture_index(&lock(&CAPTURES)).is_some()
+        capture_in_progress() && self.capture_index(&captures()).is_some()
     }
 
     /// The position of this stream's capture in `captures`.
@@ -364,7 +389,7 @@ impl Stream {
                 problem: "the default stream cannot be captured (it is CUDA's legacy stream, which every other stream waits for): capture a stream from `Device::new_stream`".to_string(),
             });
         }
-        let mut captures = lock(&CAPTURES);
+        let mut captures = captures();
         if self.capture_index(&captures).is_some() {
             return Err(Error::Graph {
                 operation: OPERATION,
@@ -379,6 +404,8 @@ impl Stream {
         captures.push(Capture {
             device: self.device.clone(),
             stream: self.key,
+            handle: self.handle.clone(),
+            alive: Arc::downgrade(&self.alive),
             recording,
             work: CapturedWork::default(),
             resources: GraphResources::new(&self.device, true),
@@ -394,7 +421,7 @@ impl Stream {
     /// failed on the GPU.
     pub fn end_capture(&self) -> Result<Graph> {
         let capture = {
-            let mut captures = lock(&CAPTURES);
+            let mut captures = captures();
             let Some(index) = self.capture_index(&captures) else {
                 return Err(Error::Graph {
                     operation: "Stream::end_capture",
@@ -476,7 +503,7 @@ impl Stream {
                 backend.copy_device_to_device(&self.handle, None, destination, source, bytes)
             });
         }
-        let mut captures = lock(&CAPTURES);
+        let mut captures = captures();
         let index = self.capture_index(&captures);
         let recording = index.map(|i| &mut captures[i].recording);
         // SAFETY: as above; a recorded copy's buffers are kept alive by the graph (below).

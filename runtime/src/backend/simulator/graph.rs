@@ -24,8 +24,8 @@ enum SimulatedOperation {
         info: &'static KernelInfo,
         /// Its grid, block and dynamic shared memory.
         shape: LaunchShape,
-        /// Its parameter bytes, launch token last.
-        params: ParamBuffer,
+        /// Its parameter bytes, launch token last (boxed: most parameter lists are kept inline).
+        params: Box<ParamBuffer>,
     },
     /// A copy between two simulated device allocations.
     Copy {
@@ -56,7 +56,7 @@ impl SimulatedGraph {
         self.operations.push(SimulatedOperation::Launch {
             info,
             shape: *shape,
-            params: params.clone(),
+            params: Box::new(params.clone()),
         });
     }
 

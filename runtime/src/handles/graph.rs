@@ -36,6 +36,9 @@
 //! those launches with the replaying thread and stream, so the next synchronization that covers
 //! the replay ([`Stream::synchronize`], [`Device::synchronize`], an event recorded after it)
 //! reports a kernel panic with its kernel, file, line, block and thread, as for a direct launch.
+//! Every replay of one graph uses the same tokens (the parameters are the captured ones), so a
+//! replay's panic occupies the panic slot of its capture-time token: as for a direct launch,
+//! synchronize before 1024 later launches of the device could reuse that slot.
 //!
 //! # Parameter updates
 //! [`GraphExec::update`] gives an executable graph the arguments of a new capture of the same

@@ -1,50 +1,7 @@
-//! CUDA graphs: record the launches and copies queued on a [`Stream`] once ([`Graph`]), then
-//! replay them with one call ([`GraphExec::launch`]), which costs the host far less per kernel
-//! than launching each one.
-//!
-//! # Capture
-//! [`Stream::begin_capture`] starts recording a stream from [`Device::new_stream`]: from then on,
-//! kernel launches on that stream (`launch!(k[grid, block, &stream](...))` or the builder's
-//! `.stream(&stream)`) and device-to-device copies on it ([`Stream::copy_buffer`]) are recorded,
-//! not run. [`Stream::end_capture`] returns the [`Graph`]; [`Stream::capture`] does both around a
-//! closure. On a GPU this is CUDA's stream capture (relaxed mode); on the simulator the stream's
-//! operations are recorded with their parameter bytes and replayed in order.
-//!
-//! # What a capture refuses
-//! While a stream of a device captures, the operations that run on the device's default stream
-//! or wait for the device would make the capturing stream wait for them (CUDA's legacy stream
-//! is ordered with every blocking stream), which a capture cannot record. They return
-//! [`Error::Graph`] naming the operation, on both backends, and the capture goes on:
-//! allocating or filling a buffer (`zeros`, `from_slice`, `copy_from`), reading one back
-//! (`to_vec`, `copy_to`), launching on the default stream, `Device::synchronize`, constant
-//! memory, and on the capturing stream itself `Stream::synchronize`, events and the pinned
-//! copies (`copy_from_async`, `copy_to_async`, which track their completion with events). A
-//! launch with host-slice arguments on the capturing stream is refused too (it would copy and
-//! wait). Work on other streams is not affected.
-//!
-//! # Lifetimes: a graph keeps its buffers alive
-//! A graph holds the device addresses it captured. So that a replay never touches freed memory,
-//! the memory of a [`DeviceBuffer`](crate::DeviceBuffer) that a live graph (or executable graph)
-//! captured is not freed when the buffer is dropped: it is freed when the last graph using it
-//! is dropped. Likewise, a buffer dropped while a capture runs on its device is freed when the
-//! capture's graph is dropped (freeing runs on the default stream, which a capture cannot
-//! record). The borrow checker is not involved: a graph may outlive the `DeviceBuffer` handles
-//! it was captured with, and replaying it writes the memory they had.
-//!
-//! # Panics in replays
-//! Every captured launch keeps the launch token it was given at capture; each replay registers
-//! those launches with the replaying thread and stream, so the next synchronization that covers
-//! the replay ([`Stream::synchronize`], [`Device::synchronize`], an event recorded after it)
-//! reports a kernel panic with its kernel, file, line, block and thread, as for a direct launch.
-//! Every replay of one graph uses the same tokens (the parameters are the captured ones), so a
-//! replay's panic occupies the panic slot of its capture-time token: as for a direct launch,
-//! synchronize before 1024 later launches of the device could reuse that slot.
-//!
-//! # Parameter updates
-//! [`GraphExec::update`] gives an executable graph the arguments of a new capture of the same
-//! launches and copies (same kernels and copy sizes, in the same order): a different scalar, or
-//! different buffers. The arguments are type-checked like any launch, because they are one.
-//! On a GPU this is `cuGraphExecUpdate`.
+//! CUDA graphs: [`Graph`] and [`GraphExec`], made by capturing a [`Stream`], and the
+//! bookkeeping behind them: the captures in progress (which the launcher and the default-stream
+//! operations consult), and the device memory each graph keeps alive. What a user needs to know
+//! is documented on [`Graph`].
 
 use crate::backend::graph::{CaptureRecording, GraphExecutable, GraphTemplate};
 use crate::backend::{Allocation, StreamHandle};
@@ -522,11 +479,55 @@ impl Stream {
     }
 }
 
-/// A graph recorded by a stream capture ([`Stream::end_capture`]): a sequence of kernel
-/// launches and device-to-device copies. Make it executable with [`Graph::instantiate`].
+/// A CUDA graph: the launches and copies queued on a [`Stream`], recorded once by a capture,
+/// made executable by [`Graph::instantiate`] and replayed with one call ([`GraphExec::launch`]),
+/// which costs the host far less per kernel than launching each one.
 ///
-/// It keeps the device memory of the buffers it captured alive (see the [module
-/// documentation](self)). `Send`, not `Sync` (CUDA graph objects are not thread-safe).
+/// # Capture
+/// [`Stream::begin_capture`] starts recording a stream from [`Device::new_stream`]: from then on,
+/// kernel launches on that stream (`launch!(k[grid, block, &stream](...))` or the builder's
+/// `.stream(&stream)`) and device-to-device copies on it ([`Stream::copy_buffer`]) are recorded,
+/// not run. [`Stream::end_capture`] returns the graph; [`Stream::capture`] does both around a
+/// closure. On a GPU this is CUDA's stream capture (relaxed mode); on the simulator the stream's
+/// operations are recorded with their parameter bytes and replayed in order.
+///
+/// # What a capture refuses
+/// While a stream of a device captures, the operations that run on the device's default stream
+/// or wait for the device would make the capturing stream wait for them (CUDA's legacy stream
+/// is ordered with every blocking stream), which a capture cannot record. They return
+/// [`Error::Graph`] naming the operation, on both backends, and the capture goes on:
+/// allocating or filling a buffer (`zeros`, `from_slice`, `copy_from`), reading one back
+/// (`to_vec`, `copy_to`), launching on the default stream, `Device::synchronize`, constant
+/// memory, and on the capturing stream itself `Stream::synchronize`, events and the pinned
+/// copies (`copy_from_async`, `copy_to_async`, which track their completion with events). A
+/// launch with host-slice arguments on the capturing stream is refused too (it would copy and
+/// wait). Work on other streams is not affected.
+///
+/// # Lifetimes: a graph keeps its buffers alive
+/// A graph holds the device addresses it captured. So that a replay never touches freed memory,
+/// the memory of a [`DeviceBuffer`](crate::DeviceBuffer) that a live graph (or executable graph)
+/// captured is not freed when the buffer is dropped: it is freed when the last graph using it
+/// is dropped. Likewise, a buffer dropped while a capture runs on its device is freed when the
+/// capture's graph is dropped (freeing runs on the default stream, which a capture cannot
+/// record). The borrow checker is not involved: a graph may outlive the `DeviceBuffer` handles
+/// it was captured with, and replaying it writes the memory they had.
+///
+/// # Panics in replays
+/// Every captured launch keeps the launch token it was given at capture; each replay registers
+/// those launches with the replaying thread and stream, so the next synchronization that covers
+/// the replay ([`Stream::synchronize`], [`Device::synchronize`], an event recorded after it)
+/// reports a kernel panic with its kernel, file, line, block and thread, as for a direct launch.
+/// Every replay of one graph uses the same tokens (the parameters are the captured ones), so a
+/// replay's panic occupies the panic slot of its capture-time token: as for a direct launch,
+/// synchronize before 1024 later launches of the device could reuse that slot.
+///
+/// # Parameter updates
+/// [`GraphExec::update`] gives an executable graph the arguments of a new capture of the same
+/// launches and copies (same kernels and copy sizes, in the same order): a different scalar, or
+/// different buffers. The arguments are type-checked like any launch, because they are one.
+/// On a GPU this is `cuGraphExecUpdate`.
+///
+/// `Graph` and [`GraphExec`] are `Send`, not `Sync` (CUDA graph objects are not thread-safe).
 pub struct Graph {
     /// The backend's graph. Declared first: destroyed before the memory it uses is freed.
     template: GraphTemplate,
@@ -587,7 +588,7 @@ impl std::fmt::Debug for Graph {
 /// [`GraphExec::launch`], as often as needed; change its launches' arguments with
 /// [`GraphExec::update`].
 ///
-/// It keeps the device memory of the buffers it uses alive. `Send`, not `Sync`.
+/// It keeps the device memory of the buffers it uses alive (see [`Graph`]). `Send`, not `Sync`.
 pub struct GraphExec {
     /// The backend's executable graph. Declared first: destroyed before the memory it uses.
     executable: GraphExecutable,

@@ -123,6 +123,12 @@ device_tests! {
         chain_cpu(&mut xr, &mut yr, &mut zr);
         chain_cpu(&mut xr, &mut yr, &mut zr);
         assert_close(&z.to_vec().unwrap(), &zr, 1e-5);
+        // Outside a capture, a stream's copy runs in the stream's order.
+        launch!(affine[blocks(n, 256), 256, &other](&mut z, 2.0f32, 0.0f32)).unwrap();
+        other.copy_buffer(&z, &mut y).unwrap();
+        other.synchronize().unwrap();
+        affine_cpu(&mut zr, 2.0, 0.0);
+        assert_close(&y.to_vec().unwrap(), &zr, 1e-5);
     }
 
     /// An update gives the executable graph a new scalar and new buffers (a capture of the same

@@ -315,6 +315,7 @@ device_tests! {
         expect_graph_error(stream.synchronize(), "Stream::synchronize");
         expect_graph_error(device.synchronize(), "Device::synchronize");
         expect_graph_error(stream.record_event(), "Event::record");
+        expect_graph_error(device.default_stream().copy_buffer(&x, &mut w), "Stream::copy_buffer");
         // Work on another stream is not affected: it runs.
         launch!(affine[blocks(n, 256), 256, &other](&mut w, 3.0f32, 0.0f32)).unwrap();
         let graph = stream.end_capture().unwrap();

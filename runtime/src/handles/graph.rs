@@ -465,6 +465,14 @@ impl Stream {
         }
         let mut captures = captures();
         let index = self.capture_index(&captures);
+        if self.key == DEFAULT_STREAM_KEY && captures.iter().any(|c| c.device.same_as(&self.device))
+        {
+            return Err(refused(
+                "Stream::copy_buffer",
+                &self.device,
+                "the copy is on the default stream, which the capturing stream would wait for; queue it on the capturing stream",
+            ));
+        }
         let recording = index.map(|i| &mut captures[i].recording);
         // SAFETY: as above; a recorded copy's buffers are kept alive by the graph (below).
         self.device.operate(|backend| unsafe {

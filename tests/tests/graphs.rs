@@ -204,6 +204,72 @@ device_tests! {
         assert_close(&a.to_vec().unwrap(), &ar, 1e-5);
     }
 
+    /// A copy from the host in a capture keeps a snapshot of the data as it was: every replay
+    /// copies that snapshot (here it resets the buffer a kernel then transforms), and an update
+    /// takes the new capture's data. Outside a capture it is an ordinary stream copy.
+    fn a_graph_replays_its_host_uploads(device) {
+        let _serial = one_at_a_time();
+        let n = len(device);
+        let initial = random_f32(&mut rng("graph_upload"), n);
+        let mut x = DeviceBuffer::<f32>::zeros(device, n).unwrap();
+        let stream = device.new_stream().unwrap();
+        let mut host = initial.clone();
+        let grid = blocks(n, 256);
+        let mut exec = stream
+            .capture(|s| {
+                s.copy_from_host(&host, &mut x)?;
+                launch!(affine[grid, 256, s](&mut x, 3.0f32, 0.5f32))
+            })
+            .unwrap()
+            .instantiate()
+            .unwrap();
+        host.iter_mut().for_each(|v| *v = -1.0);
+        assert_eq!(x.to_vec().unwrap(), vec![0.0f32; n], "a capture runs nothing");
+        for _ in 0..3 {
+            exec.launch(&stream).unwrap();
+        }
+        stream.synchronize().unwrap();
+        let mut expected = initial.clone();
+        affine_cpu(&mut expected, 3.0, 0.5);
+        assert_close(&x.to_vec().unwrap(), &expected, 1e-6);
+
+        let other = random_f32(&mut rng("graph_upload_other"), n);
+        let again = stream
+            .capture(|s| {
+                s.copy_from_host(&other, &mut x)?;
+                launch!(affine[grid, 256, s](&mut x, 3.0f32, 0.5f32))
+            })
+            .unwrap();
+        exec.update(&again).unwrap();
+        drop(again);
+        exec.launch(&stream).unwrap();
+        stream.synchronize().unwrap();
+        let mut expected = other.clone();
+        affine_cpu(&mut expected, 3.0, 0.5);
+        assert_close(&x.to_vec().unwrap(), &expected, 1e-6);
+
+        // A copy between buffers is not a copy from the host: the update is refused.
+        let mut y = DeviceBuffer::<f32>::zeros(device, n).unwrap();
+        let swapped = stream
+            .capture(|s| {
+                s.copy_buffer(&y, &mut x)?;
+                launch!(affine[grid, 256, s](&mut x, 3.0f32, 0.5f32))
+            })
+            .unwrap();
+        expect_graph_error(exec.update(&swapped), "GraphExec::update");
+
+        // Outside a capture: a stream copy, whose source may change as soon as it returns.
+        let mut data = initial.clone();
+        stream.copy_from_host(&data, &mut y).unwrap();
+        data.iter_mut().for_each(|v| *v = 7.0);
+        stream.synchronize().unwrap();
+        assert_eq!(y.to_vec().unwrap(), initial);
+        assert!(matches!(
+            stream.copy_from_host(&initial[1..], &mut y),
+            Err(Error::LengthMismatch { .. })
+        ));
+    }
+
     /// A kernel that panics in a replay is reported by the next synchronization of the stream,
     /// once, with its kernel, line, block and thread; the other threads ran. After an update
     /// that removes the culprit, replays are clean.

@@ -124,6 +124,43 @@ impl DeviceBackend {
         }
     }
 
+    /// Queues a copy of `bytes > 0` bytes from host memory at `source` to device address
+    /// `destination` on `stream`, or, when `recording` is the stream's capture, records it (a
+    /// replay copies what `source` holds then).
+    ///
+    /// # Safety
+    /// `destination` lies inside a live allocation that stays alive until the copy has run.
+    /// `source` is either page-locked memory of this backend (from `allocate_pinned`), alive
+    /// and unwritten until the copy has run (for a recorded copy: as long as the graph), or,
+    /// outside a capture only, any host memory, which the driver copies to its own staging
+    /// memory before returning.
+    pub(crate) unsafe fn copy_host_to_device(
+        &self,
+        stream: &StreamHandle,
+        recording: Option<&mut CaptureRecording>,
+        destination: u64,
+        source: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        match (self, stream, recording) {
+            (DeviceBackend::Cuda(cuda), StreamHandle::Cuda(stream), _) => {
+                // SAFETY: the caller's guarantee is the callee's.
+                unsafe { cuda.copy_host_to_device_async(stream, destination, source, bytes) }
+            }
+            (DeviceBackend::Simulator(_), _, Some(CaptureRecording::Simulator(graph))) => {
+                graph.record_copy(destination, source as u64, bytes);
+                Ok(())
+            }
+            (DeviceBackend::Simulator(_), _, _) => {
+                // SAFETY: simulator memory is host memory; the caller guarantees both ranges,
+                // which are two allocations.
+                unsafe { std::ptr::copy_nonoverlapping(source, destination as *mut u8, bytes) };
+                Ok(())
+            }
+            _ => unreachable!("a stream is used only with its own device's backend"),
+        }
+    }
+
     /// Ends the capture `recording` of `stream` and returns its graph.
     pub(crate) fn end_capture(
         &self,

@@ -4,7 +4,7 @@
 //! is documented on [`Graph`].
 
 use crate::backend::graph::{CaptureRecording, GraphExecutable, GraphTemplate};
-use crate::backend::{Allocation, StreamHandle};
+use crate::backend::{Allocation, PinnedAllocation, StreamHandle};
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::handles::stream::Stream;
@@ -56,6 +56,8 @@ enum CapturedOperation {
     Launch(&'static KernelInfo),
     /// A device-to-device copy of this many bytes.
     Copy(usize),
+    /// A copy of this many bytes from the host, snapshot at capture.
+    Upload(usize),
 }
 
 impl CapturedOperation {
@@ -63,7 +65,8 @@ impl CapturedOperation {
     fn matches(&self, new: &CapturedOperation) -> bool {
         match (self, new) {
             (CapturedOperation::Launch(a), CapturedOperation::Launch(b)) => std::ptr::eq(*a, *b),
-            (CapturedOperation::Copy(a), CapturedOperation::Copy(b)) => a == b,
+            (CapturedOperation::Copy(a), CapturedOperation::Copy(b))
+            | (CapturedOperation::Upload(a), CapturedOperation::Upload(b)) => a == b,
             _ => false,
         }
     }
@@ -73,6 +76,9 @@ impl CapturedOperation {
         match self {
             CapturedOperation::Launch(info) => format!("a launch of kernel `{}`", info.name),
             CapturedOperation::Copy(bytes) => format!("a copy of {bytes} bytes"),
+            CapturedOperation::Upload(bytes) => {
+                format!("a copy of {bytes} bytes from the host")
+            }
         }
     }
 }
@@ -97,6 +103,8 @@ struct GraphResources {
     capturing: AtomicBool,
     /// Memory whose buffers were dropped while the graph used it, with its length in bytes.
     kept: Mutex<Vec<(Allocation, usize)>>,
+    /// The page-locked copies of the host data the graph uploads (`Stream::copy_from_host`).
+    snapshots: Mutex<Vec<PinnedAllocation>>,
 }
 
 /// The captures in progress, after ending those whose stream was dropped while it captured
@@ -137,6 +145,7 @@ impl GraphResources {
             addresses: Mutex::new(Vec::new()),
             capturing: AtomicBool::new(capturing),
             kept: Mutex::new(Vec::new()),
+            snapshots: Mutex::new(Vec::new()),
         });
         lock(&RESOURCES).push(Arc::downgrade(&resources));
         GRAPHS_ALIVE.fetch_add(1, Ordering::AcqRel);
@@ -329,14 +338,15 @@ impl Stream {
         if self.is_capturing() {
             return Err(Error::Graph {
                 operation,
-                problem: "not allowed on a stream that is capturing a graph: its work is recorded, not run, and a graph records only launches and device-to-device copies; call `Stream::end_capture` first".to_string(),
+                problem: "not allowed on a stream that is capturing a graph: its work is recorded, not run, and a graph records only launches and the copies of `Stream::copy_buffer` and `Stream::copy_from_host`; call `Stream::end_capture` first".to_string(),
             });
         }
         Ok(())
     }
 
-    /// Starts capturing a graph: the kernel launches and device-to-device copies queued on this
-    /// stream from now on are recorded instead of run, until [`Stream::end_capture`].
+    /// Starts capturing a graph: the kernel launches and copies ([`Stream::copy_buffer`],
+    /// [`Stream::copy_from_host`]) queued on this stream from now on are recorded instead of
+    /// run, until [`Stream::end_capture`].
     ///
     /// # Errors
     /// [`Error::Graph`] on the device's default stream (CUDA's legacy stream cannot be
@@ -487,6 +497,61 @@ impl Stream {
     }
 }
 
+impl Stream {
+    /// Queues a copy of `data` to device address `destination` on this stream, or, while the
+    /// stream captures, records a copy from a page-locked snapshot of `data` that the graph
+    /// keeps (checked by the caller: same device, same length, `data` not empty). `destination`
+    /// lies in a live buffer of the stream's device.
+    pub(crate) fn queue_host_copy(&self, destination: u64, data: &[u8]) -> Result<()> {
+        let capturing = capture_in_progress() && self.is_capturing();
+        if !capturing {
+            self.refuse_if_capturing("Stream::copy_from_host")?;
+            // SAFETY: outside a capture the driver stages pageable memory before returning;
+            // the default stream frees the buffer only after the copy.
+            return self.device.operate(|backend| unsafe {
+                backend.copy_host_to_device(
+                    &self.handle,
+                    None,
+                    destination,
+                    data.as_ptr(),
+                    data.len(),
+                )
+            });
+        }
+        let snapshot = self
+            .device
+            .operate(|backend| backend.allocate_pinned(data.len(), 16))?;
+        // SAFETY: `snapshot` is `data.len()` bytes of fresh page-locked memory, not `data`.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), snapshot.as_ptr(), data.len()) };
+        let mut captures = captures();
+        let Some(index) = self.capture_index(&captures) else {
+            return Err(Error::Graph {
+                operation: "Stream::copy_from_host",
+                problem: "the stream's capture ended while the copy was being recorded".to_string(),
+            });
+        };
+        let capture = &mut captures[index];
+        // SAFETY: the snapshot is page-locked memory the graph keeps, unwritten, as long as it
+        // lives (below); `destination` is kept alive by the graph too.
+        self.device.operate(|backend| unsafe {
+            backend.copy_host_to_device(
+                &self.handle,
+                Some(&mut capture.recording),
+                destination,
+                snapshot.as_ptr(),
+                data.len(),
+            )
+        })?;
+        capture
+            .work
+            .operations
+            .push(CapturedOperation::Upload(data.len()));
+        lock(&capture.resources.addresses).push(destination);
+        lock(&capture.resources.snapshots).push(snapshot);
+        Ok(())
+    }
+}
+
 /// A CUDA graph: the launches and copies queued on a [`Stream`], recorded once by a capture,
 /// made executable by [`Graph::instantiate`] and replayed with one call ([`GraphExec::launch`]),
 /// which costs the host far less per kernel than launching each one.
@@ -494,8 +559,8 @@ impl Stream {
 /// # Capture
 /// [`Stream::begin_capture`] starts recording a stream from [`Device::new_stream`]: from then on,
 /// kernel launches on that stream (`launch!(k[grid, block, &stream](...))` or the builder's
-/// `.stream(&stream)`) and device-to-device copies on it ([`Stream::copy_buffer`]) are recorded,
-/// not run. [`Stream::end_capture`] returns the graph; [`Stream::capture`] does both around a
+/// `.stream(&stream)`) and copies on it ([`Stream::copy_buffer`] between buffers,
+/// [`Stream::copy_from_host`] from the host) are recorded, not run. [`Stream::end_capture`] returns the graph; [`Stream::capture`] does both around a
 /// closure. On a GPU this is CUDA's stream capture (relaxed mode); on the simulator the stream's
 /// operations are recorded with their parameter bytes and replayed in order.
 ///

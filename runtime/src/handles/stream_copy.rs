@@ -1,5 +1,5 @@
-//! [`Stream::copy_buffer`]: a copy between two buffers of one device, queued on a stream (and
-//! recorded by a graph capture).
+//! Copies queued on a stream (and recorded by a graph capture): [`Stream::copy_buffer`] between
+//! two buffers of one device, [`Stream::copy_from_host`] from host memory into a buffer.
 
 use crate::DeviceCopy;
 use crate::handles::buffer::DeviceBuffer;
@@ -39,5 +39,39 @@ impl Stream {
             return Ok(());
         }
         self.queue_device_copy(dst.device_ptr(), src.device_ptr(), bytes)
+    }
+
+    /// Queues a copy of the host slice `src` into `dst` on this stream, in the stream's order.
+    /// Outside a capture, the bytes are taken before this returns (the driver stages them,
+    /// after the work already queued on the stream), so `src` may change at once. While the
+    /// stream captures a graph, the graph keeps a page-locked copy of `src` as it is now, and
+    /// every replay copies that snapshot into `dst` (an update takes the new capture's data).
+    /// On the simulator the copy is done before this returns (or recorded).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless both have the same length; [`Error::DeviceMismatch`]
+    /// unless `dst` belongs to this stream's device.
+    pub fn copy_from_host<T: DeviceCopy>(
+        &self,
+        src: &[T],
+        dst: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.device
+            .expect_same(dst.device(), || "the destination buffer".to_string())?;
+        if src.len() != dst.len() {
+            return Err(Error::LengthMismatch {
+                operation: "Stream::copy_from_host",
+                expected: dst.len(),
+                actual: src.len(),
+            });
+        }
+        // SAFETY: `T: DeviceCopy` is plain data: its bytes can be read as they are.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(src.as_ptr().cast::<u8>(), std::mem::size_of_val(src))
+        };
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.queue_host_copy(dst.device_ptr(), bytes)
     }
 }

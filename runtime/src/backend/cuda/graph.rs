@@ -1,7 +1,7 @@
 //! CUDA graphs on a GPU: stream capture (`cuStreamBeginCapture` in relaxed mode,
 //! `cuStreamEndCapture`), instantiation (`cuGraphInstantiateWithFlags`), replay (`cuGraphLaunch`),
-//! whole-graph parameter update (`cuGraphExecUpdate`), and the device-to-device copy a capture
-//! records as a memcpy node (`cuMemcpyDtoDAsync`).
+//! whole-graph parameter update (`cuGraphExecUpdate`), and the copies a capture records as
+//! memcpy nodes (`cuMemcpyDtoDAsync`, and `cuMemcpyHtoDAsync` from page-locked memory).
 //!
 //! The driver records what is queued on a capturing stream instead of running it, so a captured
 //! launch is an ordinary [`CudaDevice::launch`] on that stream: nothing here re-implements it.
@@ -172,5 +172,29 @@ impl CudaDevice {
         // SAFETY: the caller guarantees both ranges; the stream is live (its handle is held).
         unsafe { result::memcpy_dtod_async(destination, source, bytes, stream.stream.cu_stream()) }
             .map_err(driver("cuMemcpyDtoDAsync"))
+    }
+
+    /// Queues a copy of `bytes` bytes from host memory at `source` to device address
+    /// `destination` on `stream` (recorded as a memcpy node when the stream captures). From
+    /// pageable memory the driver stages the bytes before returning (after the stream's earlier
+    /// work); from page-locked memory it reads them when the copy runs.
+    ///
+    /// # Safety
+    /// `source` is `bytes` readable bytes and `destination` lies inside a live allocation of
+    /// this device; page-locked `source` memory stays alive and unwritten until the copy has
+    /// run, and pageable memory is not used while capturing.
+    pub(crate) unsafe fn copy_host_to_device_async(
+        &self,
+        stream: &CudaStreamHandle,
+        destination: u64,
+        source: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the caller guarantees `bytes` readable bytes at `source`.
+        let source = unsafe { std::slice::from_raw_parts(source, bytes) };
+        // SAFETY: the caller guarantees both sides; the stream is live (its handle is held).
+        unsafe { result::memcpy_htod_async(destination, source, stream.stream.cu_stream()) }
+            .map_err(driver("cuMemcpyHtoDAsync"))
     }
 }

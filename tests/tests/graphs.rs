@@ -379,10 +379,11 @@ device_tests! {
             Err(Error::Graph { .. })
         ));
         expect_graph_error(stream.synchronize(), "Stream::synchronize");
+        expect_graph_error(other.synchronize(), "Stream::synchronize");
         expect_graph_error(device.synchronize(), "Device::synchronize");
         expect_graph_error(stream.record_event(), "Event::record");
         expect_graph_error(device.default_stream().copy_buffer(&x, &mut w), "Stream::copy_buffer");
-        // Work on another stream is not affected: it runs.
+        // Launches on another stream are queued and run as usual.
         launch!(affine[blocks(n, 256), 256, &other](&mut w, 3.0f32, 0.0f32)).unwrap();
         let graph = stream.end_capture().unwrap();
         assert_eq!(graph.len(), 1);

@@ -54,6 +54,7 @@ impl Event {
     /// simulator fault of this thread's launches on the event's stream before it was recorded,
     /// as [`Stream::synchronize`] does for all of that stream's launches.
     pub fn synchronize(&self) -> Result<()> {
+        self.device.refuse_while_capturing("Event::synchronize")?;
         self.device.operate(|_| self.handle.synchronize())?;
         match self.stream.load(Ordering::Relaxed) {
             u64::MAX => Ok(()),

@@ -571,10 +571,12 @@ impl Stream {
 /// [`Error::Graph`] naming the operation, on both backends, and the capture goes on:
 /// allocating or filling a buffer (`zeros`, `from_slice`, `copy_from`), reading one back
 /// (`to_vec`, `copy_to`), launching on the default stream, `Device::synchronize`, constant
-/// memory, and on the capturing stream itself `Stream::synchronize`, events and the pinned
-/// copies (`copy_from_async`, `copy_to_async`, which track their completion with events). A
-/// launch with host-slice arguments on the capturing stream is refused too (it would copy and
-/// wait). Work on other streams is not affected.
+/// memory, and `Stream::synchronize` and `Event::synchronize` of any stream of the device
+/// (their panic report reads the device through the default stream); on the capturing stream
+/// itself, events and the pinned copies (`copy_from_async`, `copy_to_async`, which track their
+/// completion with events). A launch with host-slice arguments on the capturing stream is
+/// refused too (it would copy and wait). Launches and copies on other streams are queued and
+/// run as usual.
 ///
 /// # Lifetimes: a graph keeps its buffers alive
 /// A graph holds the device addresses it captured. So that a replay never touches freed memory,

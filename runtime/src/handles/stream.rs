@@ -84,7 +84,9 @@ impl Stream {
     /// thread's. When several launches covered failed, the earliest is returned and each other
     /// one by a later synchronization.
     pub fn synchronize(&self) -> Result<()> {
-        self.refuse_if_capturing("Stream::synchronize")?;
+        // Also on a stream that does not capture: the panic report reads the device's records
+        // through the default stream.
+        self.device.refuse_while_capturing("Stream::synchronize")?;
         self.device.operate(|_| self.handle.synchronize())?;
         self.device.check_scope(Some(self.key), u64::MAX)
     }

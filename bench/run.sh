@@ -15,7 +15,8 @@
 # 8. the idiomatic suite (kernels-idiomatic against bench/idiomatic.cu; BENCH_ONLY=idiomatic runs
 # this step alone), 9. the device-wide algorithms against CUB and CuPy (BENCH_ONLY=algorithms),
 # 10. kernels generated from a scalar function (bench/generated.cu, CuPy; BENCH_ONLY=generated),
-# 11. radix sort, histogram and select against CUB and CuPy (BENCH_ONLY=sort).
+# 11. radix sort, histogram and select against CUB and CuPy (BENCH_ONLY=sort), 12. the launch cost
+# of a replayed CUDA graph against stream launches, beside CUDA C (BENCH_ONLY=graphs).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -73,6 +74,31 @@ sort_step() {
   ../examples/bench_sort --cub sort_cub.txt --cupy sort_cupy.txt --rounds 21 | tee "$out/bench-sort.md" \
     || { status=$?; echo "bench_sort FAILED ($status)"; }
 }
+
+# Step 12: the launch cost of CUDA graphs (examples/examples/bench_graphs.rs): 1,000 tiny kernels
+# launched one by one on a stream against the same launches captured once as a graph and replayed,
+# host time per kernel (enqueue, and enqueue + completion) and GPU time, with CUDA C doing both
+# (bench/graphs.cu, built here by nvcc). BENCH_ONLY=graphs runs it alone.
+graphs_step() {
+  echo "=== CUDA graphs: replayed graph of 1,000 tiny kernels against 1,000 stream launches"
+  if [ ! -x ../examples/bench_graphs ]; then
+    echo "skipped: ../examples/bench_graphs is not in this bundle"
+    return 0
+  fi
+  if ! nvcc -O3 -arch="$arch" graphs.cu -o graphs_reference || ! ./graphs_reference 1000 >graphs_reference.txt; then
+    status=1
+    echo "graphs.cu FAILED"
+    cat graphs_reference.txt 2>/dev/null || true
+    return 0
+  fi
+  cat graphs_reference.txt
+  ../examples/bench_graphs --reference graphs_reference.txt --kernels 1000 | tee "$out/bench-graphs.md" \
+    || { status=$?; echo "bench_graphs FAILED ($status)"; }
+}
+if [ "${BENCH_ONLY:-}" = graphs ]; then
+  graphs_step
+  exit "$status"
+fi
 
 if [ "${BENCH_ONLY:-}" = sort ]; then
   sort_step
@@ -302,4 +328,5 @@ idiomatic_step
 algorithms_step
 generated_step
 sort_step
+graphs_step
 exit "$status"

@@ -37,7 +37,8 @@
 //!    CUDA backend (`backend/cuda/`, the only code that names cudarc) and the CPU simulator
 //!    (`backend/simulator/`).
 //! 3. `handles/`: [`Device`], [`DeviceBuffer`], [`PinnedBuffer`], [`Stream`], [`Event`],
-//!    [`ConstantSymbol`]; they call the backend and never ask which one it is.
+//!    [`ConstantSymbol`], CUDA graphs ([`Graph`], [`GraphExec`]); they call the backend and never
+//!    ask which one it is.
 //! 4. `launch/`: [`LaunchConfig`], argument binding ([`KernelArg`]), the launch, kernel
 //!    inspection and occupancy ([`InspectKernel`]), [`bench()`].
 //!
@@ -64,6 +65,7 @@ pub use {
     handles::constant::ConstantSymbol,
     handles::device::Device,
     handles::event::Event,
+    handles::graph::{Graph, GraphExec},
     handles::pinned::PinnedBuffer,
     handles::stream::Stream,
     handles::tensor_map::TensorMap2d,

@@ -85,6 +85,14 @@ const R535_SYMBOLS: &[&str] = &[
     "cuGetProcAddress",
     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
     "cuOccupancyMaxPotentialBlockSize",
+    // CUDA graphs (stream capture, instantiate, replay, update): all in CUDA 12.0.
+    "cuStreamBeginCapture_v2",
+    "cuStreamEndCapture",
+    "cuGraphInstantiateWithFlags",
+    "cuGraphLaunch",
+    "cuGraphExecUpdate_v2",
+    "cuGraphDestroy",
+    "cuGraphExecDestroy",
 ];
 
 /// Entry points newer than CUDA 12.2 that the R535 stub must not export.

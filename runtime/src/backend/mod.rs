@@ -9,6 +9,7 @@
 
 pub(crate) mod copy;
 pub(crate) mod cuda;
+pub(crate) mod graph;
 pub(crate) mod simulator;
 
 use crate::vocabulary::error::{Error, LaunchError, Result};

@@ -120,6 +120,7 @@ unsafe fn ordered_copy<T: DeviceCopy>(
     writes: bool,
     copy: AsyncCopy,
 ) -> Result<()> {
+    stream.refuse_if_capturing("a pinned copy (DeviceBuffer::copy_from_async, copy_to_async)")?;
     let wait_for = || pinned.queue_wait_for_pending(&stream.handle, writes);
     let done = stream.device().operate(|backend| {
         // SAFETY: the caller keeps both sides alive; `pinned` waits for the returned event

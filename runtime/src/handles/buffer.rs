@@ -39,6 +39,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if bytes == 0 {
             return Ok(Self::with_memory(device, len, None));
         }
+        device.refuse_while_capturing("DeviceBuffer::zeros")?;
         let memory = device.operate(|backend| backend.allocate_zeroed(bytes, align_of::<T>()))?;
         Ok(Self::with_memory(device, len, Some(memory)))
     }
@@ -49,6 +50,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if bytes == 0 {
             return Ok(Self::with_memory(device, data.len(), None));
         }
+        device.refuse_while_capturing("DeviceBuffer::from_slice")?;
         let memory = device.operate(|backend| {
             // SAFETY: every byte is written by the copy below before any read.
             unsafe { backend.allocate_uninit(bytes, align_of::<T>()) }
@@ -132,6 +134,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if data.is_empty() || self.memory.is_none() {
             return Ok(());
         }
+        self.device
+            .refuse_while_capturing("a copy from the host (DeviceBuffer::copy_from)")?;
         let address = self.address + (offset * size_of::<T>()) as u64;
         // SAFETY: `T: DeviceCopy` is plain data, so its bytes can be read as they are.
         let bytes =
@@ -150,6 +154,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if len == 0 || self.memory.is_none() {
             return Ok(());
         }
+        self.device
+            .refuse_while_capturing("a copy to the host (DeviceBuffer::to_vec, copy_to)")?;
         let address = self.address + (offset * size_of::<T>()) as u64;
         // SAFETY: the caller guarantees `out` is valid for `len` elements, that is
         // `len * size_of::<T>()` bytes; any bits written are a valid `T` (DeviceCopy).
@@ -212,6 +218,19 @@ fn resolve(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
         "range {start}..{end} out of bounds for a DeviceBuffer of length {len}"
     );
     (start, end - start)
+}
+
+impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        if let Some(memory) = self.memory.take() {
+            // Freed now, or kept by a graph that uses it (see `handles/graph.rs`).
+            crate::handles::graph::release_allocation(
+                &self.device,
+                memory,
+                self.len * size_of::<T>(),
+            );
+        }
+    }
 }
 
 impl<T: DeviceCopy + std::fmt::Debug> std::fmt::Debug for DeviceBuffer<T> {

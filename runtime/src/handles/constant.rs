@@ -100,6 +100,7 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
         // SAFETY: `T` is `DeviceCopy`: its bytes can be copied as they are.
         let bytes =
             unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) };
+        device.refuse_while_capturing("ConstantSymbol::write")?;
         device.operate(|backend| {
             backend.write_constant(
                 self.module,
@@ -119,6 +120,7 @@ impl<T: DeviceCopy> ConstantSymbol<T> {
         let bytes = unsafe {
             std::slice::from_raw_parts_mut(value.as_mut_ptr().cast::<u8>(), size_of::<T>())
         };
+        device.refuse_while_capturing("ConstantSymbol::read")?;
         device.operate(|backend| {
             backend.read_constant(
                 self.module,

@@ -305,6 +305,7 @@ impl Device {
     ///
     /// [`Stream::synchronize`]: crate::Stream::synchronize
     pub fn synchronize(&self) -> Result<()> {
+        self.refuse_while_capturing("Device::synchronize")?;
         self.operate(DeviceBackend::synchronize)?;
         self.check_scope(None, u64::MAX)
     }

@@ -41,6 +41,7 @@ impl Event {
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.device
             .expect_same(&stream.device, || "the stream".to_string())?;
+        stream.refuse_if_capturing("Event::record")?;
         self.device
             .operate(|_| self.handle.record(&stream.handle))?;
         self.up_to
@@ -53,6 +54,7 @@ impl Event {
     /// simulator fault of this thread's launches on the event's stream before it was recorded,
     /// as [`Stream::synchronize`] does for all of that stream's launches.
     pub fn synchronize(&self) -> Result<()> {
+        self.device.refuse_while_capturing("Event::synchronize")?;
         self.device.operate(|_| self.handle.synchronize())?;
         match self.stream.load(Ordering::Relaxed) {
             u64::MAX => Ok(()),
@@ -84,6 +86,7 @@ impl Stream {
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         self.device
             .expect_same(&event.device, || "the event".to_string())?;
+        self.refuse_if_capturing("Stream::wait_event")?;
         self.device
             .operate(|_| self.handle.wait_event(&event.handle))
     }

@@ -4,6 +4,7 @@ use crate::backend::{DeviceBackend, StreamHandle};
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::vocabulary::error::Result;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The last key given to a stream made by [`Device::new_stream`].
@@ -39,6 +40,9 @@ pub struct Stream {
     /// Which stream this is, for the panic bookkeeping: [`DEFAULT_STREAM_KEY`], or unique in the
     /// process for a new stream (never reused, unlike the driver's handles).
     pub(crate) key: u64,
+    /// Shared by the clones of this handle: when the last one is dropped, a graph capture left
+    /// running on the stream is ended (see `handles/graph.rs`).
+    pub(crate) alive: Arc<()>,
 }
 
 impl Device {
@@ -48,6 +52,7 @@ impl Device {
             device: self.clone(),
             handle: self.backend_ops().default_stream(),
             key: DEFAULT_STREAM_KEY,
+            alive: Arc::new(()),
         }
     }
 
@@ -59,6 +64,7 @@ impl Device {
             device: self.clone(),
             handle: self.operate(DeviceBackend::new_stream)?,
             key: NEXT_STREAM_KEY.fetch_add(1, Ordering::Relaxed) + 1,
+            alive: Arc::new(()),
         })
     }
 }
@@ -78,6 +84,9 @@ impl Stream {
     /// thread's. When several launches covered failed, the earliest is returned and each other
     /// one by a later synchronization.
     pub fn synchronize(&self) -> Result<()> {
+        // Also on a stream that does not capture: the panic report reads the device's records
+        // through the default stream.
+        self.device.refuse_while_capturing("Stream::synchronize")?;
         self.device.operate(|_| self.handle.synchronize())?;
         self.device.check_scope(Some(self.key), u64::MAX)
     }

@@ -149,6 +149,7 @@ impl<'a> ArgBinder<'a> {
                 info.name
             )
         })?;
+        crate::handles::graph::note_bound_address(address);
         self.push_slice(address, len)
     }
 
@@ -201,6 +202,20 @@ impl<'a> ArgBinder<'a> {
         check_grid_extent(name, shape.grid, shape.block)?;
         let token = self.device.next_token();
         self.params.push(token);
+        // While a stream captures a graph, a launch on it is recorded, not run (handles/graph.rs).
+        if crate::handles::graph::capture_in_progress()
+            && crate::handles::graph::capture_launch(
+                &self.device,
+                self.config.stream.as_ref(),
+                self.info,
+                &shape,
+                &mut self.params,
+                token,
+                self.waits_for_kernel,
+            )?
+        {
+            return Ok(());
+        }
         let stream = self.config.stream.as_ref().map(|stream| &stream.handle);
         let failed = self.device.operate(|backend| {
             backend.launch(

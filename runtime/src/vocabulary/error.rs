@@ -161,6 +161,16 @@ pub enum Error {
     /// A tensor map breaks one of the driver's rules (checked before `cuTensorMapEncodeTiled`).
     #[error(transparent)]
     TensorMap(#[from] crate::vocabulary::tensor_map::TensorMapError),
+    /// A CUDA graph was misused (ending a capture never begun, replaying a graph on another
+    /// device's stream, updating a graph with a different sequence of operations), or an
+    /// operation that a stream capture cannot record was called while one runs.
+    #[error("{operation}: {problem}")]
+    Graph {
+        /// The operation refused, e.g. `DeviceBuffer::to_vec` or `GraphExec::update`.
+        operation: &'static str,
+        /// What is wrong, and what to do instead.
+        problem: String,
+    },
     /// A PTX module could not be loaded, or a kernel is missing from it.
     #[error("PTX module `{module}`: {message}")]
     Module {

@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 /// The bytes of a launch's parameters, written by the launcher and read by the GPU driver or the
 /// simulator. The parameters of most kernels (up to 128 bytes, 16 parameters) are kept inline,
 /// so a launch allocates nothing on the heap.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ParamBuffer {
     /// The bytes, in 8-byte words (`cuLaunchKernel` copies each parameter from its address, so
     /// alignment beyond that does not matter).

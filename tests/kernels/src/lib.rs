@@ -20,6 +20,7 @@ pub mod device_api;
 pub mod fast_math;
 pub mod faults;
 pub mod generated;
+pub mod graphs;
 pub mod half;
 pub mod hopper;
 pub mod index_narrowing;

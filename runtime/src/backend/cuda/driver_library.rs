@@ -92,6 +92,17 @@ pub(crate) const DRIVER_ENTRY_POINTS: &[(&str, &str)] = &[
         "cuTensorMapEncodeTiled",
         "sys::cuTensorMapEncodeTiled (CudaDevice::encode_tensor_map)",
     ),
+    ("cuStreamBeginCapture_v2", "result::stream::begin_capture"),
+    ("cuStreamEndCapture", "result::stream::end_capture"),
+    ("cuGraphInstantiateWithFlags", "result::graph::instantiate"),
+    ("cuGraphLaunch", "result::graph::launch"),
+    (
+        "cuGraphExecUpdate_v2",
+        "sys::cuGraphExecUpdate_v2 (CudaGraphExec::update)",
+    ),
+    ("cuGraphDestroy", "result::graph::destroy"),
+    ("cuGraphExecDestroy", "result::graph::exec_destroy"),
+    ("cuMemcpyDtoDAsync_v2", "result::memcpy_dtod_async"),
     (
         "cuOccupancyMaxActiveBlocksPerMultiprocessor",
         "result::occupancy::max_active_block_per_multiprocessor",

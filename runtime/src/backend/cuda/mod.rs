@@ -12,6 +12,7 @@
 pub(crate) mod context_loss;
 pub(crate) mod driver;
 pub(crate) mod driver_library;
+pub(crate) mod graph;
 pub(crate) mod inspect;
 pub(crate) mod interop;
 pub(crate) mod launch;

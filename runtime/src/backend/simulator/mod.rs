@@ -34,6 +34,7 @@
 mod async_copy;
 mod block;
 mod constants;
+pub(crate) mod graph;
 mod hooks;
 pub(crate) mod host_memory;
 mod inspect;

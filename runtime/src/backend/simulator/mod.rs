@@ -33,6 +33,7 @@
 
 mod async_copy;
 mod block;
+pub(crate) mod collectives;
 mod constants;
 mod hooks;
 pub(crate) mod host_memory;

@@ -23,6 +23,7 @@ pub mod generic;
 pub mod half_precision;
 pub mod histogram;
 pub mod image;
+pub mod least_squares;
 pub mod local_array;
 pub mod matmul_naive;
 pub mod matmul_tiled;

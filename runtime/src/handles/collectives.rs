@@ -38,12 +38,13 @@ use std::sync::Mutex;
 /// [`Communicator::new`] returns [`Error::CollectiveLibrary`], which says what to install and
 /// set. NCCL's environment variables (`NCCL_DEBUG`, `NCCL_NVLS_ENABLE`...) apply as usual.
 pub struct Communicator {
+    /// NCCL's communicators, or the simulator. Declared first, so that it is dropped (and the
+    /// NCCL communicators destroyed) while the devices' contexts are still held.
+    backend: CommunicatorBackend,
     /// The devices, in rank order.
     devices: Vec<Device>,
     /// Each rank's stream.
     streams: Vec<Stream>,
-    /// NCCL's communicators, or the simulator.
-    backend: CommunicatorBackend,
     /// Held while a collective is issued: NCCL's group calls of one communicator must not
     /// interleave.
     issuing: Mutex<()>,
@@ -90,9 +91,9 @@ impl Communicator {
         let backends: Vec<_> = devices.iter().map(Device::backend_ops).collect();
         let backend = CommunicatorBackend::new(&backends)?;
         Ok(Communicator {
+            backend,
             devices,
             streams: streams.to_vec(),
-            backend,
             issuing: Mutex::new(()),
         })
     }

@@ -149,6 +149,14 @@ fn devices_like(device: &Device) -> Vec<Device> {
     }
 }
 
+/// Serialises the tests of this file: collectives of two communicators over the same GPUs must
+/// be issued in the same order on every GPU (NCCL's rule), which tests on parallel threads
+/// would not guarantee.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A communicator over `devices`, or `None` (printing why) when NCCL is missing on a GPU
 /// machine; with `FERROCUDA_REQUIRE_GPU` set that is a failure.
 fn communicator(devices: &[Device]) -> Option<Communicator> {
@@ -327,6 +335,7 @@ fn check_every_type(communicator: &Communicator) {
 
 device_tests! {
     fn collectives_over_every_device_match_cpu_references(device) {
+        let _serial = serial();
         let devices = devices_like(device);
         let Some(communicator) = communicator(&devices) else { return };
         assert_eq!(communicator.size(), devices.len());
@@ -335,11 +344,13 @@ device_tests! {
     }
 
     fn collectives_of_one_rank_match_cpu_references(device) {
+        let _serial = serial();
         let Some(communicator) = communicator(std::slice::from_ref(device)) else { return };
         check_every_type(&communicator);
     }
 
     fn collectives_on_new_streams_complete_at_their_synchronization(device) {
+        let _serial = serial();
         let devices = devices_like(device);
         let streams: Vec<Stream> = devices.iter().map(|d| d.new_stream().unwrap()).collect();
         let communicator = match Communicator::with_streams(&streams) {
@@ -357,6 +368,7 @@ device_tests! {
     }
 
     fn collective_misuse_is_an_error_naming_the_numbers(device) {
+        let _serial = serial();
         let devices = devices_like(device);
         let ranks = devices.len();
         let Some(communicator) = communicator(&devices) else { return };

@@ -34,6 +34,10 @@ use std::sync::Mutex;
 /// before the data has moved, like a launch: a synchronization of those streams (or a copy to
 /// the host, for the default streams) waits for it. On the simulator it is done when it returns.
 ///
+/// NCCL's ordering rule applies: the collectives of two communicators over the same GPUs must be
+/// issued in the same order on every GPU, or the GPUs may wait for each other forever; issue them
+/// from one thread, or serialise the threads. One communicator serialises its own calls.
+///
 /// GPUs need NCCL at run time (`libnccl.so`, loaded like the driver): without it
 /// [`Communicator::new`] returns [`Error::CollectiveLibrary`], which says what to install and
 /// set. NCCL's environment variables (`NCCL_DEBUG`, `NCCL_NVLS_ENABLE`...) apply as usual.

@@ -35,9 +35,15 @@ pub(crate) const NCCL_ENTRY_POINTS: &[&str] = &[
 /// The oldest NCCL the collectives accept, as NCCL encodes versions (2.18.0).
 pub(crate) const MINIMUM_NCCL_VERSION: i32 = 21800;
 
-/// The names cudarc tries, in its order.
+/// The names cudarc tries, in its order (each once).
 pub(crate) fn library_names() -> Vec<String> {
-    cudarc::get_lib_name_candidates("nccl")
+    let mut names: Vec<String> = Vec::new();
+    for name in cudarc::get_lib_name_candidates("nccl") {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// `Ok` when NCCL loads, exports every entry point of [`NCCL_ENTRY_POINTS`] and is 2.18 or
@@ -102,7 +108,7 @@ pub(crate) fn not_found(names: &[String], versioned: Option<String>) -> String {
         Some(path) => format!(
             "the loader does find {path}: link it as libnccl.so in a folder on LD_LIBRARY_PATH, e.g. `mkdir -p ~/.local/lib/nccl && ln -sf {path} ~/.local/lib/nccl/libnccl.so && export LD_LIBRARY_PATH=~/.local/lib/nccl:$LD_LIBRARY_PATH`"
         ),
-        None => "install NCCL (the `nvidia-nccl-cu13` or `nvidia-nccl-cu12` Python wheel, which PyTorch brings, has it under site-packages/nvidia/nccl/lib; or Debian's libnccl2 with libnccl-dev), then link its libnccl.so.2 as libnccl.so in a folder on LD_LIBRARY_PATH, e.g. `mkdir -p ~/.local/lib/nccl && ln -sf $(python3 -c 'import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], \"lib\", \"libnccl.so.2\"))') ~/.local/lib/nccl/libnccl.so && export LD_LIBRARY_PATH=~/.local/lib/nccl:$LD_LIBRARY_PATH`".to_string(),
+        None => "install NCCL (the `nvidia-nccl-cu13` or `nvidia-nccl-cu12` Python wheel, which PyTorch brings, has it under site-packages/nvidia/nccl/lib; or Debian's libnccl2 with libnccl-dev), then link its libnccl.so.2 as libnccl.so in a folder on LD_LIBRARY_PATH, e.g. `mkdir -p ~/.local/lib/nccl && ln -sf $(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], \"lib\", \"libnccl.so.2\"))') ~/.local/lib/nccl/libnccl.so && export LD_LIBRARY_PATH=~/.local/lib/nccl:$LD_LIBRARY_PATH`".to_string(),
     };
     format!(
         "no NCCL library loads under the names cudarc looks for ({}), so no collective can run on a GPU (the simulator's collectives need no library); {found}",
@@ -156,6 +162,27 @@ mod tests {
         // If cudarc ever looks for libnccl.so.2, the link the messages ask for is not needed.
         assert!(library_names().iter().any(|n| n == "libnccl.so"));
         assert!(!library_names().iter().any(|n| n == "libnccl.so.2"));
+    }
+
+    /// Whatever the machine has, the check answers without panicking: with a usable NCCL on the
+    /// library path it passes, else its error says what was searched and what to set.
+    #[test]
+    fn the_check_answers_without_panicking() {
+        match check() {
+            Ok(()) => {
+                let version = super::super::nccl::nccl_version().unwrap();
+                println!("NCCL {version} loads");
+                assert!(version.starts_with("2."), "{version}");
+            }
+            Err(error) => {
+                let message = error.to_string();
+                println!("{message}");
+                assert!(
+                    message.contains("libnccl") && message.contains("LD_LIBRARY_PATH"),
+                    "{message}"
+                );
+            }
+        }
     }
 
     #[test]

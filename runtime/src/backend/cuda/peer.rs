@@ -96,9 +96,14 @@ impl CudaDevice {
             )
         }
         .map_err(driver("cuMemcpyPeerAsync"))?;
-        let copied = stream.record_new_event()?;
+        // The copy is queued: if it cannot be tracked, finish it before the caller may free
+        // either side (if that fails too, the context is broken and runs nothing).
+        let copied = stream
+            .record_new_event()
+            .inspect_err(|_| drop(stream.synchronize()))?;
         peer.default_stream
             .wait(&copied)
             .map_err(driver("cuStreamWaitEvent"))
+            .inspect_err(|_| drop(stream.synchronize()))
     }
 }

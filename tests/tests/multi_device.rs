@@ -11,6 +11,7 @@ use ferrocuda::prelude::*;
 use ferrocuda::{CopyRoute, Error, SIMULATED_DEVICES_ENV};
 use ferrocuda_tests::inputs::rng;
 use ferrocuda_tests::{device_tests, other_device};
+use kernels_nvptx::elementwise::vecadd;
 use rand::Rng;
 
 /// Lengths of the copies.
@@ -124,6 +125,32 @@ fn simulated_devices_are_distinct_and_counted() {
             && message.contains(SIMULATED_DEVICES_ENV),
         "{message}"
     );
+}
+
+#[test]
+fn a_launch_refuses_a_buffer_of_another_simulated_device() {
+    if Device::simulated_count().unwrap() < 2 {
+        eprintln!("one simulated device ({SIMULATED_DEVICES_ENV}=1): nothing to mix");
+        return;
+    }
+    let (first, second) = (Device::simulated(0).unwrap(), Device::simulated(1).unwrap());
+    let a = DeviceBuffer::from_slice(&first, &[1.0f32, 2.0]).unwrap();
+    let b = DeviceBuffer::from_slice(&second, &[3.0f32, 4.0]).unwrap();
+    let mut c = DeviceBuffer::<f32>::zeros(&first, 2).unwrap();
+    let error = launch!(vecadd[1, 2](&a, &b, &mut c)).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(error, Error::DeviceMismatch { .. })
+            && message.contains(&first.to_string())
+            && message.contains(&second.to_string()),
+        "{message}"
+    );
+    // Each simulated device runs its own launches.
+    let mut d = DeviceBuffer::<f32>::zeros(&second, 2).unwrap();
+    launch!(vecadd[1, 2](&b, &b, &mut d)).unwrap();
+    assert_eq!(d.to_vec().unwrap(), vec![6.0, 8.0]);
+    launch!(vecadd[1, 2](&a, &a, &mut c)).unwrap();
+    assert_eq!(c.to_vec().unwrap(), vec![2.0, 4.0]);
 }
 
 #[test]

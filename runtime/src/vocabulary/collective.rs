@@ -48,7 +48,7 @@ pub enum ElementType {
     I64,
     /// `u64`.
     U64,
-    /// IEEE half precision ([`f16`]).
+    /// IEEE half precision ([`f16`](struct@f16)).
     F16,
     /// bfloat16 ([`bf16`]).
     Bf16,
@@ -64,7 +64,7 @@ mod sealed {
 }
 
 /// An element type the collectives of a [`Communicator`](crate::Communicator) move and reduce:
-/// `i8`, `u8`, `i32`, `u32`, `i64`, `u64`, [`f16`], [`bf16`], `f32`, `f64`.
+/// `i8`, `u8`, `i32`, `u32`, `i64`, `u64`, [`f16`](struct@f16), [`bf16`], `f32`, `f64`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an element type of the collectives",
     note = "collectives move and reduce i8, u8, i32, u32, i64, u64, f16, bf16, f32 and f64 (the types NCCL reduces)"

@@ -16,7 +16,9 @@
 # this step alone), 9. the device-wide algorithms against CUB and CuPy (BENCH_ONLY=algorithms),
 # 10. kernels generated from a scalar function (bench/generated.cu, CuPy; BENCH_ONLY=generated),
 # 11. radix sort, histogram and select against CUB and CuPy (BENCH_ONLY=sort), 12. the launch cost
-# of a replayed CUDA graph against stream launches, beside CUDA C (BENCH_ONLY=graphs).
+# of a replayed CUDA graph against stream launches, beside CUDA C (BENCH_ONLY=graphs),
+# 13. several GPUs: NCCL all-reduce against PyTorch's, peer copy against cudaMemcpyPeer
+# (BENCH_ONLY=multigpu; skipped with fewer than 2 GPUs).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -97,6 +99,47 @@ graphs_step() {
 }
 if [ "${BENCH_ONLY:-}" = graphs ]; then
   graphs_step
+  exit "$status"
+fi
+# Step 13: several GPUs (examples/examples/bench_multigpu.rs): ferrocuda's NCCL all-reduce of
+# 256 MiB f32 over 2 GPUs against PyTorch's (multigpu_torch.py, torch.distributed with NCCL, in
+# the same run) and its peer copy of 256 MiB against cudaMemcpyPeerAsync (multigpu_peer.cu, built
+# here by nvcc), with the issue's 0.95x targets. NVLink multicast stays off: NCCL_NVLS_ENABLE=0
+# for every program of the step. With fewer than 2 GPUs it says so and skips. ferrocuda loads
+# NCCL as `libnccl.so` (cudarc's name), which NVIDIA's wheel ships as libnccl.so.2: the step
+# links it into nccl-lib/ and puts that folder on LD_LIBRARY_PATH. Writes bench-multigpu.md.
+multigpu_step() {
+  echo "=== several GPUs: NCCL all-reduce against PyTorch, peer copy against cudaMemcpyPeer"
+  export NCCL_NVLS_ENABLE=0
+  local gpus
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  if [ "${gpus:-0}" -lt 2 ]; then
+    echo "skipped: the multi-GPU benchmark needs 2 GPUs of one host; this machine has ${gpus:-0}"
+    return 0
+  fi
+  if [ ! -x ../examples/bench_multigpu ]; then
+    echo "skipped: ../examples/bench_multigpu is not in this bundle"
+    return 0
+  fi
+  if ! nvcc -O3 -arch="$arch" multigpu_peer.cu -o multigpu_peer || ! ./multigpu_peer | tee multigpu_peer.txt; then
+    status=1; echo "multigpu_peer.cu FAILED"; return 0
+  fi
+  PYTHONUNBUFFERED=1 python3 multigpu_torch.py | tee multigpu_torch.txt \
+    || echo "# unavailable: multigpu_torch.py failed" >multigpu_torch.txt
+  local nccl_dir
+  nccl_dir=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
+  mkdir -p nccl-lib
+  if [ -n "$nccl_dir" ] && [ -f "$nccl_dir/libnccl.so.2" ]; then
+    ln -sf "$nccl_dir/libnccl.so.2" nccl-lib/libnccl.so
+  else
+    echo "no libnccl.so.2 under Python's nvidia.nccl package: ferrocuda's all-reduce will say what is missing"
+  fi
+  LD_LIBRARY_PATH="$PWD/nccl-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ../examples/bench_multigpu \
+    --peer multigpu_peer.txt --torch multigpu_torch.txt --out "$out/bench-multigpu.md" \
+    || { status=$?; echo "bench_multigpu FAILED ($status)"; }
+}
+if [ "${BENCH_ONLY:-}" = multigpu ]; then
+  multigpu_step
   exit "$status"
 fi
 
@@ -329,4 +372,5 @@ algorithms_step
 generated_step
 sort_step
 graphs_step
+multigpu_step
 exit "$status"

@@ -19,6 +19,15 @@ if [ -f binaries.tar.xz ]; then
 fi
 out="${OUT:-/tmp/ferrocuda-out}"
 mkdir -p "$out"
+# NCCL for the collectives (tests/collectives_nccl, least_squares_multi_gpu): ferrocuda loads it
+# as `libnccl.so` (cudarc's name), which PyTorch's nvidia-nccl wheel ships as libnccl.so.2; link
+# it into nccl-lib/ on the library path. NVLink multicast stays off for every NCCL user.
+export NCCL_NVLS_ENABLE=0
+nccl_dir=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
+if [ -n "$nccl_dir" ] && [ -f "$nccl_dir/libnccl.so.2" ]; then
+  mkdir -p nccl-lib && ln -sf "$nccl_dir/libnccl.so.2" nccl-lib/libnccl.so
+  export LD_LIBRARY_PATH="$PWD/nccl-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 summary=()
 run() { # label, command...

@@ -24,6 +24,7 @@ pub mod graphs;
 pub mod half_precision;
 pub mod histogram;
 pub mod image;
+pub mod least_squares;
 pub mod local_array;
 pub mod matmul_naive;
 pub mod matmul_tiled;

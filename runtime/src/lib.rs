@@ -62,10 +62,14 @@ mod vocabulary;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use {
     handles::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut},
+    handles::collectives::Communicator,
     handles::constant::ConstantSymbol,
     handles::device::Device,
     handles::event::Event,
     handles::graph::{Graph, GraphExec},
+    handles::multi_device::{
+        DEFAULT_SIMULATED_DEVICES, MAX_SIMULATED_DEVICES, SIMULATED_DEVICES_ENV,
+    },
     handles::pinned::PinnedBuffer,
     handles::stream::Stream,
     handles::tensor_map::TensorMap2d,
@@ -74,6 +78,8 @@ pub use {
     launch::config::LaunchConfig,
     launch::generated::{ElementSlice, ElementSliceMut},
     launch::inspect::InspectKernel,
+    vocabulary::collective::{CollectiveElement, ElementType, ReduceOp},
+    vocabulary::copy_route::CopyRoute,
     vocabulary::error::{Error, LaunchError, Result},
     vocabulary::fast_math::FastMath,
     vocabulary::fault::{

@@ -7,9 +7,12 @@
 //!
 //! The backend imports only the vocabulary layer.
 
+pub(crate) mod collective_call;
+pub(crate) mod collectives;
 pub(crate) mod copy;
 pub(crate) mod cuda;
 pub(crate) mod graph;
+pub(crate) mod multi_device;
 pub(crate) mod simulator;
 
 use crate::vocabulary::error::{Error, LaunchError, Result};

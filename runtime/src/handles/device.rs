@@ -83,7 +83,7 @@ impl Device {
     }
 
     /// A handle to a newly opened backend.
-    fn from_backend(
+    pub(crate) fn from_backend(
         backend: DeviceBackend,
         description: DeviceDescription,
         ordinal: usize,

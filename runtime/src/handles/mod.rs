@@ -12,10 +12,13 @@
 
 pub(crate) mod async_copy;
 pub(crate) mod buffer;
+pub(crate) mod collectives;
 pub(crate) mod constant;
 pub(crate) mod device;
 pub(crate) mod event;
 pub(crate) mod graph;
+pub(crate) mod multi_device;
+pub(crate) mod peer;
 pub(crate) mod pending;
 pub(crate) mod pinned;
 pub(crate) mod stream;

@@ -179,6 +179,42 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// Two devices cannot reach each other's memory directly (`cuDeviceCanAccessPeer` says no,
+    /// or they are of different backends).
+    #[error("peer access from {from} to {to} is impossible: {reason}")]
+    PeerAccessUnsupported {
+        /// The device that would access the other's memory.
+        from: String,
+        /// The device whose memory would be accessed.
+        to: String,
+        /// Why not, and what works instead.
+        reason: String,
+    },
+    /// NCCL, the library the collectives of a GPU communicator run on, is missing or unusable.
+    #[error("collectives on GPUs need NCCL: {problem}")]
+    CollectiveLibrary {
+        /// What is wrong with the library, and what to set to fix it.
+        problem: String,
+    },
+    /// An NCCL call failed.
+    #[error("NCCL call {call} failed: {name}: {description}")]
+    Nccl {
+        /// The NCCL entry point, e.g. `ncclAllReduce`.
+        call: &'static str,
+        /// NCCL's error name, e.g. `ncclInvalidUsage`.
+        name: String,
+        /// NCCL's description of the error (its last error message where it kept one).
+        description: String,
+    },
+    /// The arguments of a collective do not fit its communicator (a buffer count other than
+    /// one per rank, a root out of range, a device listed twice...).
+    #[error("{operation}: {problem}")]
+    Collective {
+        /// The operation, e.g. `Communicator::all_reduce`.
+        operation: &'static str,
+        /// What is wrong, with the numbers involved.
+        problem: String,
+    },
 }
 
 impl From<SimulatorFault> for Error {

@@ -8,7 +8,9 @@
 //!
 //! Nothing here imports the backends, the handles or the launch layer.
 
+pub(crate) mod collective;
 pub(crate) mod context_loss;
+pub(crate) mod copy_route;
 pub(crate) mod driver_requirement;
 pub(crate) mod error;
 pub(crate) mod fast_math;

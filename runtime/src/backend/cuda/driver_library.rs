@@ -111,6 +111,16 @@ pub(crate) const DRIVER_ENTRY_POINTS: &[(&str, &str)] = &[
         "cuOccupancyMaxPotentialBlockSize",
         "result::occupancy::max_potential_block_size",
     ),
+    (
+        "cuDeviceCanAccessPeer",
+        "sys::cuDeviceCanAccessPeer (CudaDevice::can_access_peer)",
+    ),
+    (
+        "cuCtxEnablePeerAccess",
+        "sys::cuCtxEnablePeerAccess (CudaDevice::enable_peer_access)",
+    ),
+    ("cuMemcpyDtoDAsync_v2", "result::memcpy_dtod_async"),
+    ("cuMemcpyPeerAsync", "result::memcpy_peer_async"),
 ];
 
 /// What [`check`] found wrong, kept for the process (the library never changes once loaded).

@@ -19,6 +19,9 @@ pub(crate) mod launch;
 pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod module_choice;
+pub(crate) mod nccl;
+pub(crate) mod nccl_library;
+pub(crate) mod peer;
 pub(crate) mod stream;
 pub(crate) mod tensor_map;
 

@@ -33,6 +33,7 @@
 
 mod async_copy;
 mod block;
+pub(crate) mod collectives;
 mod constants;
 pub(crate) mod graph;
 mod hooks;

@@ -55,6 +55,7 @@ pub mod constant;
 pub mod dims;
 pub mod generated;
 pub mod grid_reduce;
+pub mod grid_sync;
 pub mod half;
 mod half_atomic;
 pub mod half_pair;
@@ -100,6 +101,7 @@ pub use block_radix_rank::{
 pub use constant::Constant;
 pub use dims::Dim3;
 pub use grid_reduce::grid_stride_block_reduce;
+pub use grid_sync::{grid_sync, is_cooperative_launch};
 pub use half::{bf16, bf16x2, f16, f16x2};
 pub use index::*;
 pub use ldmatrix::{
@@ -144,6 +146,7 @@ pub mod prelude {
     };
     pub use crate::dims::Dim3;
     pub use crate::grid_reduce::grid_stride_block_reduce;
+    pub use crate::grid_sync::{grid_sync, is_cooperative_launch};
     pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;
     pub use crate::ldmatrix::{

@@ -20,6 +20,7 @@ pub mod external_crates;
 pub mod gemm_bf16;
 pub mod generated;
 pub mod generic;
+pub mod grid_sync_sum;
 pub mod half_precision;
 pub mod histogram;
 pub mod image;

@@ -7,6 +7,7 @@ use crate::handles::buffer::DeviceBuffer;
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::launch::config::LaunchConfig;
+use crate::launch::cooperative::check_co_resident;
 use crate::launch::request::LaunchRequest;
 use crate::vocabulary::error::{Error, LaunchError, Result};
 use crate::vocabulary::index_range::{check_grid_extent, check_slice_len, check_usize_value};
@@ -199,6 +200,9 @@ impl<'a> ArgBinder<'a> {
         let limits = self.device.limits();
         shape.validate(name, limits, self.device.name())?;
         check_grid_extent(name, shape.grid, shape.block)?;
+        if self.info.cooperative {
+            check_co_resident(&self.device, self.info, &shape)?;
+        }
         let token = self.device.next_token();
         self.params.push(token);
         let stream = self.config.stream.as_ref().map(|stream| &stream.handle);

@@ -75,7 +75,7 @@ device_tests! {
             let mut seen = DeviceBuffer::<u32>::zeros(device, n).unwrap();
             launch!(block_partner_reload[blocks as u32, threads as u32](&mut data, &mut seen))
                 .unwrap();
-            let expected = partner_reference(n, 1, |i| i % 2 == 0);
+            let expected = partner_reference(n, 1, |i| i.is_multiple_of(2));
             assert_eq!(seen.to_vec().unwrap(), expected, "{blocks} blocks of {threads}");
             assert_eq!(data.to_vec().unwrap(), expected, "{blocks} blocks of {threads}");
         }
@@ -91,7 +91,7 @@ device_tests! {
             let mut seen = DeviceBuffer::<u32>::zeros(device, n).unwrap();
             launch!(grid_partner_reload[blocks, threads](&mut data, &mut seen)).unwrap();
             let step = threads as usize;
-            let expected = partner_reference(n, step, |i| (i / step) % 2 == 0);
+            let expected = partner_reference(n, step, |i| (i / step).is_multiple_of(2));
             assert_eq!(seen.to_vec().unwrap(), expected, "{blocks} blocks of {threads}");
         }
     }

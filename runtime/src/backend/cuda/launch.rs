@@ -46,11 +46,6 @@ impl CudaDevice {
             Some(stream) => stream.stream.cu_stream(),
             None => self.default_stream.cu_stream(),
         };
-        // SAFETY: the parameters match the kernel's entry (both generated from one model), and
-        // every slice points into a live allocation of this device that outlives the launch:
-        // buffers are borrowed for the call, uploads are freed stream-ordered after the kernel.
-        // `function` belongs to this context, made current above, and `raw_stream` is a live
-        // stream of it (the caller holds its handle).
         // A cooperative kernel's grid was checked to fit on the device at once
         // (`launch/cooperative.rs`); the driver refuses it otherwise.
         if info.cooperative {
@@ -67,6 +62,11 @@ impl CudaDevice {
             }
             .map_err(driver("cuLaunchCooperativeKernel"));
         }
+        // SAFETY: the parameters match the kernel's entry (both generated from one model), and
+        // every slice points into a live allocation of this device that outlives the launch:
+        // buffers are borrowed for the call, uploads are freed stream-ordered after the kernel.
+        // `function` belongs to this context, made current above, and `raw_stream` is a live
+        // stream of it (the caller holds its handle).
         unsafe {
             result::launch_kernel(
                 function.function.cu_function(),

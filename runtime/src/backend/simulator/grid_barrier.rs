@@ -131,7 +131,7 @@ impl Launch<'_> {
                 self.stop_blocks(&blocks, &steps, &mut running, &mut parked, workers);
                 break;
             }
-            for index in 0..blocks.len() {
+            for (index, step) in steps.iter_mut().enumerate() {
                 self.switch_to(index, &blocks, &mut running, &mut parked, workers);
                 for slot in &self.threads {
                     if let ThreadState::AtBarrier { .. } = slot.state.get() {
@@ -140,7 +140,7 @@ impl Launch<'_> {
                     }
                 }
                 self.shared.borrow_mut().end_epoch();
-                steps[index] = BlockStep::Runnable;
+                *step = BlockStep::Runnable;
             }
             self.progressed();
         }
@@ -205,8 +205,8 @@ impl Launch<'_> {
         parked: &mut [ParkedBlock],
         workers: &mut Workers<'_>,
     ) {
-        for index in 0..blocks.len() {
-            if steps[index] != BlockStep::Ended {
+        for (index, step) in steps.iter().enumerate() {
+            if *step != BlockStep::Ended {
                 self.switch_to(index, blocks, running, parked, workers);
                 self.abort_block(workers);
             }

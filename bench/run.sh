@@ -15,7 +15,8 @@
 # 8. the idiomatic suite (kernels-idiomatic against bench/idiomatic.cu; BENCH_ONLY=idiomatic runs
 # this step alone), 9. the device-wide algorithms against CUB and CuPy (BENCH_ONLY=algorithms),
 # 10. kernels generated from a scalar function (bench/generated.cu, CuPy; BENCH_ONLY=generated),
-# 11. radix sort, histogram and select against CUB and CuPy (BENCH_ONLY=sort).
+# 11. radix sort, histogram and select against CUB and CuPy (BENCH_ONLY=sort), 12. the cooperative
+# grid-barrier sum against the two-launch reduction and CUDA C (BENCH_ONLY=cooperative).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -73,6 +74,35 @@ sort_step() {
   ../examples/bench_sort --cub sort_cub.txt --cupy sort_cupy.txt --rounds 21 | tee "$out/bench-sort.md" \
     || { status=$?; echo "bench_sort FAILED ($status)"; }
 }
+
+# Step 12: cooperative launches (examples/examples/bench_cooperative.rs): the sum of 2^26 f32 in
+# one cooperative launch with a grid barrier (kernels-nvptx's grid_sync_sum) against the
+# two-launch reduction of kernels-algorithms, with the CUDA C versions (bench/cooperative.cu,
+# built here by nvcc: a cooperative-groups grid.sync() kernel and cub::DeviceReduce::Sum).
+# Writes bench-cooperative.md into the output directory. BENCH_ONLY=cooperative runs it alone.
+cooperative_step() {
+  echo "=== cooperative grid-barrier sum against the two-launch reduction and CUDA C"
+  if [ ! -x ../examples/bench_cooperative ]; then
+    echo "skipped: ../examples/bench_cooperative is not in this bundle"
+    return 0
+  fi
+  local reference=()
+  if nvcc -O3 -arch="$arch" cooperative.cu -o cooperative_reference \
+    && ./cooperative_reference 26 >cooperative_reference.txt; then
+    cat cooperative_reference.txt
+    reference=(--reference cooperative_reference.txt)
+  else
+    status=1
+    echo "cooperative.cu FAILED: the CUDA C columns are n/a"
+  fi
+  ../examples/bench_cooperative ${reference[@]+"${reference[@]}"} --log2 26 \
+    | tee "$out/bench-cooperative.md" \
+    || { status=$?; echo "bench_cooperative FAILED ($status)"; }
+}
+if [ "${BENCH_ONLY:-}" = cooperative ]; then
+  cooperative_step
+  exit "$status"
+fi
 
 if [ "${BENCH_ONLY:-}" = sort ]; then
   sort_step
@@ -302,4 +332,5 @@ idiomatic_step
 algorithms_step
 generated_step
 sort_step
+cooperative_step
 exit "$status"

@@ -79,6 +79,7 @@ const R535_SYMBOLS: &[&str] = &[
     "cuFuncGetAttribute",
     "cuFuncSetAttribute",
     "cuLaunchKernel",
+    "cuLaunchCooperativeKernel",
     "cuTensorMapEncodeTiled",
     "cuLaunchKernelEx",
     "cuLaunchHostFunc",

@@ -1,7 +1,7 @@
 //! The kernel-side API of ferrocuda.
 //!
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
-//! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`], and [`grid_sync`] in
+//! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`], and [`grid_sync()`] in
 //! cooperative launches), shared memory, atomics,
 //! warp operations, warp and block collectives ([`warp_reduce`], [`block_exclusive_scan`], ...),
 //! asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), warp

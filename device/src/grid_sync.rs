@@ -8,13 +8,16 @@
 //! `cuLaunchCooperativeKernel`, and the simulator runs all their blocks interleaved.
 //!
 //! On the GPU the barrier counts arrivals in the grid workspace that the driver gives every
-//! cooperative launch (the ABI of CUDA's cooperative groups: its address in `%envreg1:%envreg2`,
-//! null for other launches), with a release add and an acquire spin by one thread per block
+//! cooperative launch (the ABI of CUDA's cooperative groups: its address in
+//! `%envreg1:%envreg2`; the launch token's [`COOPERATIVE_TOKEN_BIT`] says whether the launch is
+//! cooperative), with a release add and an acquire spin by one thread per block
 //! between two `bar.sync`s, and the top bit of the count flipping once per barrier, so that it
 //! needs no reset and may be called any number of times. Each function is one call into the
 //! backend (`backend/gpu/grid_sync.rs`, `backend/simulator/grid_sync.rs`).
 
 use crate::backend::grid_sync as imp;
+#[cfg(doc)]
+use crate::panic::COOPERATIVE_TOKEN_BIT;
 
 /// The message of the panic of [`grid_sync`] in a kernel that was not launched cooperatively.
 pub const NOT_COOPERATIVE: &str = "grid_sync was called in a kernel that was not launched cooperatively: mark the kernel #[kernel(cooperative)]";

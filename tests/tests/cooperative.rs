@@ -134,9 +134,14 @@ device_tests! {
     }
 
     /// A grid barrier in a kernel not marked `cooperative` panics in every thread (nothing
-    /// hangs), with the message that says what to do.
+    /// hangs), with the message that says what to do, also right after a cooperative launch
+    /// (on driver 580 the grid workspace's address is not null in an ordinary launch, so the
+    /// launch token says which launches are cooperative).
     fn grid_sync_outside_a_cooperative_launch_panics(device) {
         let mut out = DeviceBuffer::<u32>::zeros(device, 64).unwrap();
+        launch!(cooperative_flag[2, 32](&mut out)).unwrap();
+        device.synchronize().unwrap();
+        out.copy_from(&[0; 64]).unwrap();
         let panic = expect_panic(
             launch!(grid_sync_not_cooperative[2, 32](&mut out)).and_then(|()| device.synchronize()),
         );

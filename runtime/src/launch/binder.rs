@@ -3,6 +3,7 @@
 
 use crate::DeviceCopy;
 use crate::Dim3;
+use crate::device::panic::COOPERATIVE_TOKEN_BIT;
 use crate::handles::buffer::DeviceBuffer;
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
@@ -204,7 +205,14 @@ impl<'a> ArgBinder<'a> {
             check_co_resident(&self.device, self.info, &shape)?;
         }
         let token = self.device.next_token();
-        self.params.push(token);
+        // A cooperative launch says so in the token it passes (see `COOPERATIVE_TOKEN_BIT`);
+        // the host keeps the plain token, which the panic records carry.
+        let cooperative = if self.info.cooperative {
+            COOPERATIVE_TOKEN_BIT
+        } else {
+            0
+        };
+        self.params.push(token | cooperative);
         let stream = self.config.stream.as_ref().map(|stream| &stream.handle);
         let failed = self.device.operate(|backend| {
             backend.launch(

@@ -2,8 +2,11 @@
 //! (`cooperative_groups/details/sync.h` and `driver_abi.h`).
 //!
 //! A cooperative launch gets a workspace `{ u32 size; u32 barrier; }` from the driver, its
-//! address in the environment registers `%envreg1` (high half) and `%envreg2` (low half); other
-//! launches read 0 there. At a barrier, after a `bar.sync`, the first thread of each block adds 1
+//! address in the environment registers `%envreg1` (high half) and `%envreg2` (low half). Those
+//! are not reliably null in ordinary launches (on driver 580 an ordinary launch read a non-null
+//! address there), so whether the launch is cooperative comes from the launch token instead:
+//! the runtime sets [`COOPERATIVE_TOKEN_BIT`] in the hidden token parameter of every cooperative
+//! launch. At a barrier, after a `bar.sync`, the first thread of each block adds 1
 //! to `barrier` (block (0, 0, 0) adds `0x8000_0000 - (blocks - 1)`) with release semantics at GPU
 //! scope, so that the sum of one barrier is `0x8000_0000`: the top bit flips exactly when the last
 //! block arrives, and the low bits come back to where they were. It then spins with acquire loads
@@ -15,13 +18,16 @@
 //! `noalias` `&mut [T]`.
 
 use crate::backend::index::{block_idx, grid_dim, thread_idx};
+use crate::backend::panic::launched_cooperatively;
 use crate::backend::sync::{between_fences, syncthreads};
+#[cfg(doc)]
+use crate::panic::COOPERATIVE_TOKEN_BIT;
 use core::arch::asm;
 
 /// The top bit of the barrier word, which flips once per barrier.
 const FLIP: u32 = 0x8000_0000;
 
-/// The address of the launch's grid workspace; 0 when the launch is not cooperative.
+/// The address of the launch's grid workspace (meaningful in a cooperative launch only).
 #[inline(always)]
 fn grid_workspace() -> u64 {
     let (high, low): (u32, u32);
@@ -41,12 +47,15 @@ fn grid_workspace() -> u64 {
 
 #[inline(always)]
 pub(crate) fn is_cooperative_launch() -> bool {
-    grid_workspace() != 0
+    launched_cooperatively()
 }
 
 /// The grid barrier; `false` (and no barrier) when the launch is not cooperative.
 #[inline(always)]
 pub(crate) fn grid_sync() -> bool {
+    if !launched_cooperatively() {
+        return false;
+    }
     let workspace = grid_workspace();
     if workspace == 0 {
         return false;

@@ -18,7 +18,8 @@
 # 11. radix sort, histogram and select against CUB and CuPy (BENCH_ONLY=sort), 12. the launch cost
 # of a replayed CUDA graph against stream launches, beside CUDA C (BENCH_ONLY=graphs),
 # 13. several GPUs: NCCL all-reduce against PyTorch's, peer copy against cudaMemcpyPeer
-# (BENCH_ONLY=multigpu; skipped with fewer than 2 GPUs).
+# (BENCH_ONLY=multigpu; skipped with fewer than 2 GPUs), 14. the cooperative grid-barrier sum
+# against the two-launch reduction and CUDA C (BENCH_ONLY=cooperative).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -140,6 +141,34 @@ multigpu_step() {
 }
 if [ "${BENCH_ONLY:-}" = multigpu ]; then
   multigpu_step
+  exit "$status"
+fi
+# Step 14: cooperative launches (examples/examples/bench_cooperative.rs): the sum of 2^26 f32 in
+# one cooperative launch with a grid barrier (kernels-nvptx's grid_sync_sum) against the
+# two-launch reduction of kernels-algorithms, with the CUDA C versions (bench/cooperative.cu,
+# built here by nvcc: a cooperative-groups grid.sync() kernel and cub::DeviceReduce::Sum).
+# Writes bench-cooperative.md into the output directory. BENCH_ONLY=cooperative runs it alone.
+cooperative_step() {
+  echo "=== cooperative grid-barrier sum against the two-launch reduction and CUDA C"
+  if [ ! -x ../examples/bench_cooperative ]; then
+    echo "skipped: ../examples/bench_cooperative is not in this bundle"
+    return 0
+  fi
+  local reference=()
+  if nvcc -O3 -arch="$arch" cooperative.cu -o cooperative_reference \
+    && ./cooperative_reference 26 >cooperative_reference.txt; then
+    cat cooperative_reference.txt
+    reference=(--reference cooperative_reference.txt)
+  else
+    status=1
+    echo "cooperative.cu FAILED: the CUDA C columns are n/a"
+  fi
+  ../examples/bench_cooperative ${reference[@]+"${reference[@]}"} --log2 26 \
+    | tee "$out/bench-cooperative.md" \
+    || { status=$?; echo "bench_cooperative FAILED ($status)"; }
+}
+if [ "${BENCH_ONLY:-}" = cooperative ]; then
+  cooperative_step
   exit "$status"
 fi
 
@@ -373,4 +402,5 @@ generated_step
 sort_step
 graphs_step
 multigpu_step
+cooperative_step
 exit "$status"

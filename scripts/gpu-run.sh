@@ -65,10 +65,10 @@ run() { # label, command...
 # purpose (a device-side trap, an illegal address) belongs here: the sanitizer reports the fault,
 # and every later launch of that process fails: `context_loss` writes far out of bounds through
 # `get_unchecked` on purpose, to test that the lost context is reported and recovered.
-# `ptx_bounds`, `ptx_index`, `ptx_panic_frame`, `ptx_unroll`, `prelude_readme` and
+# `ptx_bounds`, `ptx_index`, `ptx_panic_frame`, `ptx_unroll`, `ptx_barrier_reload`, `prelude_readme` and
 # `crate_root_docs` read PTX or source text and have no GPU variant: the sanitizer finds no CUDA
 # call in them and says "Target application terminated before first instrumented API call".
-sanitize_skip=(context_loss ptx_bounds ptx_index ptx_panic_frame ptx_unroll prelude_readme crate_root_docs)
+sanitize_skip=(context_loss ptx_bounds ptx_index ptx_panic_frame ptx_unroll ptx_barrier_reload prelude_readme crate_root_docs)
 
 sanitizer_binary() {
   if command -v compute-sanitizer >/dev/null 2>&1; then command -v compute-sanitizer

@@ -1,7 +1,8 @@
 //! The kernel-side API of ferrocuda.
 //!
 //! Everything a `#[kernel]` function calls to talk to the GPU lives here: thread and block
-//! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`]), shared memory, atomics,
+//! indices ([`thread_idx`], [`grid!`]), barriers ([`syncthreads`], and [`grid_sync()`] in
+//! cooperative launches), shared memory, atomics,
 //! warp operations, warp and block collectives ([`warp_reduce`], [`block_exclusive_scan`], ...),
 //! asynchronous copies to shared memory and `ldmatrix` (sm_80 and newer), warp
 //! matrix multiply-accumulate on the tensor cores ([`mma_sync`]), math, half precision
@@ -55,6 +56,7 @@ pub mod constant;
 pub mod dims;
 pub mod generated;
 pub mod grid_reduce;
+pub mod grid_sync;
 pub mod half;
 mod half_atomic;
 pub mod half_pair;
@@ -100,6 +102,7 @@ pub use block_radix_rank::{
 pub use constant::Constant;
 pub use dims::Dim3;
 pub use grid_reduce::grid_stride_block_reduce;
+pub use grid_sync::{grid_sync, is_cooperative_launch};
 pub use half::{bf16, bf16x2, f16, f16x2};
 pub use index::*;
 pub use ldmatrix::{
@@ -147,6 +150,7 @@ pub mod prelude {
     };
     pub use crate::dims::Dim3;
     pub use crate::grid_reduce::grid_stride_block_reduce;
+    pub use crate::grid_sync::{grid_sync, is_cooperative_launch};
     pub use crate::half::{bf16, bf16x2, f16, f16x2};
     pub use crate::index::*;
     pub use crate::ldmatrix::{

@@ -28,6 +28,13 @@ pub const PANIC_EPOCH_SYMBOL: &str = "FERROCUDA_PANIC_EPOCH";
 /// The host forgets launches more than `PANIC_SLOTS` launches old that were never synchronized.
 pub const PANIC_SLOTS: usize = 1024;
 
+/// Set in the launch token of a cooperative launch (`#[kernel(cooperative)]`): the one thing
+/// in a GPU launch that says reliably that the driver launched the kernel cooperatively, which
+/// `grid_sync` checks (the driver's grid workspace address in `%envreg1:%envreg2` is not null
+/// for ordinary launches on driver 580). Tokens count up from 1 and never reach this bit; the
+/// panic records carry the token without it.
+pub const COOPERATIVE_TOKEN_BIT: u64 = 1 << 63;
+
 /// Stores the launch token where the panic handler finds it. Called by the entries `#[kernel]`
 /// generates, as their first statement; not for kernel code.
 #[doc(hidden)]

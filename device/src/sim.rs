@@ -23,7 +23,7 @@ pub struct ThreadContext {
     pub hooks: *const dyn SimHooks,
 }
 
-/// The block-wide barrier flavours (`__syncthreads` and its predicate forms).
+/// The barrier flavours: block-wide (`__syncthreads` and its predicate forms) and grid-wide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BarrierOp {
     /// `__syncthreads()`.
@@ -34,6 +34,9 @@ pub enum BarrierOp {
     And,
     /// `__syncthreads_or(p)`: 1 if any thread's predicate is true.
     Or,
+    /// `grid_sync()`: every thread of every block of a cooperative launch (the block's
+    /// threads wait together, then the block waits for the others).
+    Grid,
 }
 
 /// The shuffle flavours (`__shfl_sync` and friends).
@@ -157,6 +160,11 @@ pub trait SimHooks {
     /// Completes the calling thread's groups except the `pending_groups` most recent
     /// (`cp.async.wait_group`): writes their bytes to shared memory.
     fn async_copy_wait(&self, pending_groups: u32, location: &'static Location<'static>);
+    /// Waits until every thread of the grid reaches a grid barrier (`grid_sync`); returns
+    /// `false` at once when the launch is not cooperative (the caller then panics).
+    fn grid_barrier(&self, location: &'static Location<'static>) -> bool;
+    /// Whether the launch is cooperative (`#[kernel(cooperative)]`).
+    fn is_cooperative_launch(&self) -> bool;
     /// Lets the other threads of the block run before this one goes on (a thread spinning on a
     /// flag another thread sets must let that thread run). Called every [`ATOMICS_PER_YIELD`]
     /// atomic operations of a thread.

@@ -21,6 +21,7 @@ pub mod gemm_bf16;
 pub mod generated;
 pub mod generic;
 pub mod graphs;
+pub mod grid_sync_sum;
 pub mod half_precision;
 pub mod histogram;
 pub mod image;

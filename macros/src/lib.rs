@@ -48,6 +48,11 @@ use proc_macro::TokenStream;
 /// `f32` division and square root included. The simulator still rounds every operation, so
 /// results may differ from it within the bounds the README's "Fast math" section gives.
 ///
+/// `#[kernel(cooperative)]` launches every time with `cuLaunchCooperativeKernel`, after checking
+/// that the whole grid fits on the device at once (an error naming both numbers otherwise), so
+/// that the kernel may call `grid_sync()`, the grid-wide barrier; the simulator runs all blocks of
+/// such a launch interleaved.
+///
 /// Kernels are `no_std`: `std`, `Vec`, `String`, `Box`, `println!`, `format!` and `vec!` in the
 /// body are compile errors at the token (use `core`, slices, `shared_array!`, `gpu_println!`).
 /// The crate needs `ferrocuda::ptx_module!();` at its root. A rejected kernel still gets its

@@ -64,6 +64,7 @@
 )]
 
 mod cargo_messages;
+mod compiler_fences;
 mod config;
 mod contract;
 mod dead_fn_pointers;

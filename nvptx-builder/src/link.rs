@@ -10,7 +10,8 @@
 //!    [`crate::ir_rewrite`] (shared and constant memory), `llvm-as`;
 //! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
 //!    constant-memory globals public;
-//! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX;
+//! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX, from the
+//!    optimised module without its compiler fences ([`crate::compiler_fences`]);
 //! 6. of the debug information llc wrote, only the line table stays
 //!    ([`crate::line_tables`]);
 //! 7. kernels built with fast math are named in a comment at the top of the PTX
@@ -342,8 +343,8 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
     run_tool(cmd)
 }
 
-/// Applies [`crate::dead_fn_pointers::strip`] to the optimised module, then
-/// [`crate::fast_math::apply`], and drops the functions the first orphans; returns the module
+/// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
+/// optimised module, then [`crate::fast_math::apply`], and drops the functions the first orphans; returns the module
 /// to generate code from (the input when nothing changed) and the kernels built with fast
 /// math.
 fn rewrite_optimized(
@@ -358,11 +359,15 @@ fn rewrite_optimized(
     run_tool(cmd)?;
     let text = std::fs::read_to_string(&ll)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
+    let unfenced = crate::compiler_fences::strip(&text);
+    let fences_removed = unfenced.is_some();
+    let text = unfenced.unwrap_or(text);
     let stripped = crate::dead_fn_pointers::strip(&text);
     let fast = crate::fast_math::apply(stripped.as_deref().unwrap_or(&text), args.fast_math)?;
     let (stripped, kernels) = match (fast, stripped) {
         (Some(applied), _) => (applied.text, applied.kernels),
         (None, Some(stripped)) => (stripped, Vec::new()),
+        (None, None) if fences_removed => (text, Vec::new()),
         (None, None) => return Ok((optimized, Vec::new())),
     };
     let stripped_ll = tmp.join("stripped.ll");

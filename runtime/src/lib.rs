@@ -83,7 +83,8 @@ pub use {
     vocabulary::error::{Error, LaunchError, Result},
     vocabulary::fast_math::FastMath,
     vocabulary::fault::{
-        SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity, ThreadGroup,
+        BlockGroup, SharedAccess, SharedMemoryKind, SimulatorFault, SourceSite, ThreadActivity,
+        ThreadGroup,
     },
     vocabulary::kernel::{Kernel, ModuleFormat},
     vocabulary::kernel_attributes::KernelAttributes,

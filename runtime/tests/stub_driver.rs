@@ -82,6 +82,7 @@ const R535_SYMBOLS: &[&str] = &[
     "cuFuncGetAttribute",
     "cuFuncSetAttribute",
     "cuLaunchKernel",
+    "cuLaunchCooperativeKernel",
     "cuTensorMapEncodeTiled",
     "cuLaunchKernelEx",
     "cuLaunchHostFunc",

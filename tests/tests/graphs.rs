@@ -9,6 +9,7 @@ use ferrocuda::{Graph, GraphExec};
 use ferrocuda_tests::{
     assert_close, blocks, device_tests, expect_panic, other_device, random_f32, rng,
 };
+use test_kernels::cooperative::cooperative_flag;
 use test_kernels::graphs::{accumulate, affine, count_or_panic};
 
 /// Taken by every test of this file: while a stream captures, its device refuses default-stream
@@ -363,6 +364,7 @@ device_tests! {
 
         let other = device.new_stream().unwrap();
         let mut w = DeviceBuffer::from_slice(device, &host).unwrap();
+        let mut flags = DeviceBuffer::<u32>::zeros(device, 64).unwrap();
         stream.begin_capture().unwrap();
         assert!(stream.is_capturing());
         assert!(!other.is_capturing());
@@ -383,6 +385,14 @@ device_tests! {
         expect_graph_error(device.synchronize(), "Device::synchronize");
         expect_graph_error(stream.record_event(), "Event::record");
         expect_graph_error(device.default_stream().copy_buffer(&x, &mut w), "Stream::copy_buffer");
+        // A cooperative kernel would replay as an ordinary launch, without its co-residency.
+        match launch!(cooperative_flag[1, 64, &stream](&mut flags)) {
+            Err(Error::Graph { problem, .. }) => assert!(
+                problem.contains("`cooperative_flag` is #[kernel(cooperative)]"),
+                "{problem}"
+            ),
+            other => panic!("a cooperative launch in a capture: {other:?}"),
+        }
         // Launches on another stream are queued and run as usual.
         launch!(affine[blocks(n, 256), 256, &other](&mut w, 3.0f32, 0.0f32)).unwrap();
         let graph = stream.end_capture().unwrap();

@@ -65,6 +65,8 @@ readme_names! {
         // barriers and fences
         syncthreads, syncthreads_count, syncthreads_and, syncthreads_or, syncwarp, threadfence,
         threadfence_block, threadfence_system,
+        // grid barrier
+        grid_sync, is_cooperative_launch,
         // atomics
         Ordering,
         // warp operations
@@ -132,8 +134,10 @@ const NOT_API: &[&str] = &[
     // Crates, and Numba's and CUDA's names (`cuda.grid`; CUDA's `rsqrtf` is `fast_rsqrt`).
     "libm", "num", "traits", "cuda", "rsqrtf", "__sinf", "__cosf", "__log2f", "__expf",
     "__fdividef", "approx", "fma", "rn",
-    // `#[kernel(instances(...))]` and `#[kernel(fast_math(...))]`.
-    "instances", "fast_math", "contract", "approx_div", "approx_sqrt",
+    // `#[kernel(instances(...))]`, `#[kernel(fast_math(...))]` and `#[kernel(cooperative)]`.
+    "instances", "fast_math", "contract", "approx_div", "approx_sqrt", "cooperative",
+    // CUDA's and Numba's grid barrier, `this_grid().sync()`.
+    "this_grid", "sync",
 ];
 
 /// The rows of the README's device-API table: the table after the "## The kernel language"

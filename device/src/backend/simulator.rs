@@ -4,6 +4,7 @@
 pub(crate) mod async_copy;
 pub(crate) mod atomic;
 pub(crate) mod bounds;
+pub(crate) mod grid_sync;
 pub(crate) mod half;
 pub(crate) mod index;
 pub(crate) mod ldmatrix;

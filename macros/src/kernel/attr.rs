@@ -16,6 +16,9 @@ pub struct Options {
     /// `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`: the relaxations the kernel
     /// allows, spelled as nvptx-builder reads them (`contract`, `approx-div`, `approx-sqrt`).
     pub fast_math: Option<Vec<&'static str>>,
+    /// `cooperative`: every launch is a cooperative launch (`cuLaunchCooperativeKernel`), so
+    /// the kernel may call `grid_sync`.
+    pub cooperative: bool,
 }
 
 /// The arguments of `fast_math(...)`: the attribute's spelling and nvptx-builder's.
@@ -33,6 +36,9 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("large_buffers") {
             options.large_buffers = true;
+            Ok(())
+        } else if meta.path.is_ident("cooperative") {
+            options.cooperative = true;
             Ok(())
         } else if meta.path.is_ident("instances") {
             let content;
@@ -69,7 +75,7 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
         } else {
             Err(Error::new_spanned(
                 &meta.path,
-                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, `large_buffers` for slices of more than u32::MAX elements, and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
+                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, `large_buffers` for slices of more than u32::MAX elements, `cooperative` for kernels that call `grid_sync`, and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
             ))
         }
     });

@@ -35,6 +35,9 @@ pub struct Kernel {
     /// `#[kernel(fast_math(...))]`: what the kernel relaxes, in nvptx-builder's spelling
     /// (`contract`, `approx-div`, `approx-sqrt`); empty when it does not opt in.
     pub fast_math: Vec<&'static str>,
+    /// `#[kernel(cooperative)]`: launched with `cuLaunchCooperativeKernel` after a check that
+    /// the grid fits on the device at once, so that `grid_sync` may be called.
+    pub cooperative: bool,
 }
 
 impl Kernel {

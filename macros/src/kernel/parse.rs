@@ -65,6 +65,7 @@ pub fn kernel(func: ItemFn, options: &Options) -> Kernel {
         body: func.block,
         large_buffers: options.large_buffers,
         fast_math: options.fast_math.clone().unwrap_or_default(),
+        cooperative: options.cooperative,
     }
 }
 

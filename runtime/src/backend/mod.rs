@@ -450,6 +450,36 @@ impl DeviceBackend {
         ))
     }
 
+    /// How many blocks of `info` (of `block_size` threads and `dynamic_shared_bytes` of dynamic
+    /// shared memory) the device holds at once, for the check before a cooperative launch: the
+    /// driver's count per multiprocessor times the multiprocessors on a GPU, the occupancy
+    /// model's on the simulator. `None` when the device cannot launch cooperatively
+    /// (`CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH` is 0).
+    pub(crate) fn co_resident_blocks(
+        &self,
+        info: &'static KernelInfo,
+        block_size: u32,
+        dynamic_shared_bytes: u32,
+        limits: &DeviceLimits,
+        device: &str,
+    ) -> Result<Option<u64>> {
+        let per_multiprocessor = match self {
+            DeviceBackend::Cuda(cuda) => {
+                if !cuda.supports_cooperative_launch()? {
+                    return Ok(None);
+                }
+                cuda.max_active_blocks(info, block_size, dynamic_shared_bytes)?
+            }
+            DeviceBackend::Simulator(_) => {
+                self.occupancy(info, block_size, dynamic_shared_bytes, limits, device)?
+                    .active_blocks
+            }
+        };
+        Ok(Some(
+            per_multiprocessor as u64 * limits.multiprocessor_count as u64,
+        ))
+    }
+
     /// The block size that gives `info` the most resident warps with `dynamic_shared_bytes` of
     /// dynamic shared memory per block (a multiple of the warp size, within the kernel's limit).
     /// Every `.forall(n)` launch asks: on a GPU it costs a cached function lookup and one

@@ -257,6 +257,15 @@ pub(crate) fn capture_launch(
     let Some(stream) = stream else {
         return Ok(false);
     };
+    if info.cooperative {
+        return Err(Error::Graph {
+            operation: "launch",
+            problem: format!(
+                "kernel `{}` is #[kernel(cooperative)] and its stream is capturing a graph: a captured launch would replay as an ordinary one, without the co-residency its grid barrier needs; launch it outside the capture",
+                info.name
+            ),
+        });
+    }
     if host_slices {
         return Err(Error::Graph {
             operation: "launch",

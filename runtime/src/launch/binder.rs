@@ -3,10 +3,12 @@
 
 use crate::DeviceCopy;
 use crate::Dim3;
+use crate::device::panic::COOPERATIVE_TOKEN_BIT;
 use crate::handles::buffer::DeviceBuffer;
 use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::launch::config::LaunchConfig;
+use crate::launch::cooperative::check_co_resident;
 use crate::launch::request::LaunchRequest;
 use crate::vocabulary::error::{Error, LaunchError, Result};
 use crate::vocabulary::index_range::{check_grid_extent, check_slice_len, check_usize_value};
@@ -200,8 +202,18 @@ impl<'a> ArgBinder<'a> {
         let limits = self.device.limits();
         shape.validate(name, limits, self.device.name())?;
         check_grid_extent(name, shape.grid, shape.block)?;
+        if self.info.cooperative {
+            check_co_resident(&self.device, self.info, &shape)?;
+        }
         let token = self.device.next_token();
-        self.params.push(token);
+        // A cooperative launch says so in the token it passes (see `COOPERATIVE_TOKEN_BIT`);
+        // the host keeps the plain token, which the panic records carry.
+        let cooperative = if self.info.cooperative {
+            COOPERATIVE_TOKEN_BIT
+        } else {
+            0
+        };
+        self.params.push(token | cooperative);
         // While a stream captures a graph, a launch on it is recorded, not run (handles/graph.rs).
         if crate::handles::graph::capture_in_progress()
             && crate::handles::graph::capture_launch(

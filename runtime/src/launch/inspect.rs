@@ -5,6 +5,7 @@
 //! `inspect_asm` and `get_max_potential_block_size`.
 
 use crate::handles::device::Device;
+use crate::launch::cooperative::max_cooperative_blocks;
 use crate::vocabulary::error::{Error, LaunchError, Result};
 use crate::vocabulary::fast_math::{FastMath, fast_math_of};
 use crate::vocabulary::kernel::Kernel;
@@ -79,6 +80,24 @@ pub trait InspectKernel: Kernel {
         device.operate(|backend| {
             backend.occupancy(info, block_size, shared, device.limits(), device.name())
         })
+    }
+
+    /// The most blocks of `block_size` threads, each with `dynamic_shared_bytes` of dynamic
+    /// shared memory, that a cooperative launch of this kernel (`#[kernel(cooperative)]`) may
+    /// have on `device`: the blocks resident on one multiprocessor times the multiprocessors
+    /// (the simulator has one). A device that cannot launch cooperatively is an error.
+    fn max_cooperative_blocks(
+        &self,
+        device: &Device,
+        block_size: impl LaunchInt,
+        dynamic_shared_bytes: impl LaunchInt,
+    ) -> Result<u32> {
+        let info = Self::info();
+        let block_size = launch_u32(block_size, "block size", "")
+            .map_err(|problem| LaunchError::new(info.name, problem))?;
+        let shared = launch_u32(dynamic_shared_bytes, "dynamic shared memory (bytes)", "")
+            .map_err(|problem| LaunchError::new(info.name, problem))?;
+        max_cooperative_blocks(device, info, block_size, shared)
     }
 
     /// The block size (threads, a multiple of 32 within the kernel's limit) that gives the most

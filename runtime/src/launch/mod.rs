@@ -3,7 +3,8 @@
 //! with grids and blocks of any integer type and `.forall(n)`), [`inspect`] (a kernel's
 //! attributes, PTX and occupancy on a device), [`args`] (what may be passed for each kernel
 //! parameter, checked at compile time), [`binder`] with [`bind`] (collects the arguments, validates the shape,
-//! launches through the device's backend, copies host slices back) and [`mod@bench`].
+//! launches through the device's backend, copies host slices back), [`cooperative`] (the check
+//! before a cooperative launch) and [`mod@bench`].
 //!
 //! What a launch then does on a GPU is in `backend/cuda/launch.rs`; on the simulator in
 //! `backend/simulator/`.
@@ -13,6 +14,7 @@ pub(crate) mod bench;
 pub(crate) mod bind;
 pub(crate) mod binder;
 pub(crate) mod config;
+pub(crate) mod cooperative;
 pub(crate) mod generated;
 pub(crate) mod inspect;
 pub(crate) mod request;

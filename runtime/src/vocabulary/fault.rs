@@ -42,7 +42,7 @@ pub enum ThreadActivity {
     /// They waited at a block barrier.
     AtBarrier {
         /// The barrier's CUDA name: `syncthreads`, `syncthreads_count`, `syncthreads_and`,
-        /// `syncthreads_or`.
+        /// `syncthreads_or`, or `grid_sync` for the grid barrier.
         barrier: &'static str,
         /// Where the barrier is.
         site: SourceSite,
@@ -70,6 +70,17 @@ pub struct ThreadGroup {
     /// Their `threadIdx`, in increasing linear rank (x fastest).
     pub threads: Vec<Dim3>,
     /// What they were doing.
+    pub activity: ThreadActivity,
+}
+
+/// Blocks of a cooperative launch that were doing the same thing when a grid barrier could not
+/// be released.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockGroup {
+    /// Their `blockIdx`, in increasing linear rank (x fastest).
+    pub blocks: Vec<Dim3>,
+    /// What their threads were doing: waiting at a grid barrier (`AtBarrier` with `grid_sync`),
+    /// or all ended (`Exited`).
     pub activity: ThreadActivity,
 }
 
@@ -257,6 +268,20 @@ pub enum SimulatorFault {
         /// The operating system's error.
         reason: String,
     },
+    /// Blocks of a cooperative launch did not all reach the same grid barrier (`grid_sync`):
+    /// some waited at one while others had ended or waited at another. A GPU would hang.
+    #[error(
+        "kernel `{kernel}`: divergent grid barrier in a grid of {grid} blocks: {}; every thread of the grid must reach the same grid_sync",
+        block_groups_text(*grid, groups)
+    )]
+    DivergentGridBarrier {
+        /// The kernel's entry name.
+        kernel: String,
+        /// `gridDim` of the launch.
+        grid: Dim3,
+        /// Every block, grouped by what its threads were doing.
+        groups: Vec<BlockGroup>,
+    },
     /// The launch made no progress (no thread finished, passed a barrier or completed a warp
     /// operation) for the watchdog's time, `FERROCUDA_SIMULATOR_WATCHDOG_SECS`: a spin-wait for
     /// a value nobody will write, or an endless loop. A GPU would hang.
@@ -294,7 +319,8 @@ impl SimulatorFault {
             | SimulatorFault::StaticSharedMemoryLimit { kernel, .. }
             | SimulatorFault::SharedMemoryLimit { kernel, .. }
             | SimulatorFault::StackAllocation { kernel, .. }
-            | SimulatorFault::NoProgress { kernel, .. } => kernel,
+            | SimulatorFault::NoProgress { kernel, .. }
+            | SimulatorFault::DivergentGridBarrier { kernel, .. } => kernel,
         }
     }
 
@@ -311,7 +337,8 @@ impl SimulatorFault {
             | SimulatorFault::NoProgress { block, .. } => Some(*block),
             SimulatorFault::StaticSharedMemoryLimit { .. }
             | SimulatorFault::SharedMemoryLimit { .. }
-            | SimulatorFault::StackAllocation { .. } => None,
+            | SimulatorFault::StackAllocation { .. }
+            | SimulatorFault::DivergentGridBarrier { .. } => None,
         }
     }
 
@@ -387,6 +414,20 @@ fn groups_text(block_dim: Dim3, groups: &[ThreadGroup], exited_text: &str) -> St
                 describe_threads(&ranks, block_dim),
                 activity_text(&group.activity, exited_text)
             )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `blocks (0..2, 0, 0) wait at grid_sync at ...; block (2, 0, 0) ended without reaching it`.
+fn block_groups_text(grid: Dim3, groups: &[BlockGroup]) -> String {
+    groups
+        .iter()
+        .map(|group| {
+            let ranks: Vec<usize> = group.blocks.iter().map(|&b| thread_rank(b, grid)).collect();
+            let blocks = describe_threads(&ranks, grid).replace("thread", "block");
+            let activity = activity_text(&group.activity, "ended without reaching it");
+            format!("{blocks} {activity}")
         })
         .collect::<Vec<_>>()
         .join("; ")

@@ -141,6 +141,10 @@ pub struct KernelInfo {
     /// (`#[kernel(large_buffers)]`); otherwise the launch rejects them, because the entry
     /// assumes 32-bit lengths (see `vocabulary/index_range.rs`).
     pub large_buffers: bool,
+    /// Whether the kernel is launched cooperatively (`#[kernel(cooperative)]`): every launch
+    /// checks that the whole grid fits on the device at once and goes through
+    /// `cuLaunchCooperativeKernel`, which is what lets the kernel call `grid_sync`.
+    pub cooperative: bool,
 }
 
 impl KernelInfo {
@@ -157,6 +161,7 @@ impl KernelInfo {
             simulate,
             params,
             large_buffers: false,
+            cooperative: false,
         }
     }
 
@@ -165,6 +170,14 @@ impl KernelInfo {
     pub const fn with_large_buffers(self) -> Self {
         KernelInfo {
             large_buffers: true,
+            ..self
+        }
+    }
+
+    /// The same kernel, launched cooperatively (`#[kernel(cooperative)]`). Used by `#[kernel]`.
+    pub const fn with_cooperative(self) -> Self {
+        KernelInfo {
+            cooperative: true,
             ..self
         }
     }
@@ -182,6 +195,7 @@ impl std::fmt::Debug for KernelInfo {
             .field("module", &self.module.crate_name)
             .field("params", &self.params)
             .field("large_buffers", &self.large_buffers)
+            .field("cooperative", &self.cooperative)
             .finish()
     }
 }

@@ -1,7 +1,8 @@
 //! Kernels that exist only for ferrocuda's own tests, kept apart from the tutorial kernels of
 //! `kernels-nvptx`: broken kernels the simulator must catch and panicking kernels (`faults`),
 //! kernels that keep a GPU busy for the stream-ordering tests (`busy`), and one kernel per
-//! device-API function checked against a CPU reference (`device_api`).
+//! device-API function checked against a CPU reference (`device_api`), and the cooperative
+//! launches with their grid barrier (`cooperative`).
 //!
 //! Compiled twice, like every kernel crate: for `nvptx64-nvidia-cuda` by `build.rs`, and for the
 //! host, where every `#[kernel]` becomes a launchable handle.
@@ -16,6 +17,7 @@ pub mod busy;
 pub mod check_faults;
 pub mod collectives;
 pub mod context_faults;
+pub mod cooperative;
 pub mod device_api;
 pub mod fast_math;
 pub mod faults;

@@ -8,8 +8,8 @@
 //! (`token % PANIC_SLOTS`).
 
 use crate::panic::{
-    PANIC_KIND_MESSAGE, PANIC_SLOTS, PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING,
-    PanicRecord,
+    COOPERATIVE_TOKEN_BIT, PANIC_KIND_MESSAGE, PANIC_SLOTS, PANIC_STATE_COMPLETE,
+    PANIC_STATE_EMPTY, PANIC_STATE_WRITING, PanicRecord,
 };
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -66,6 +66,16 @@ pub(crate) fn set_launch_token(token: u64) {
     crate::syncthreads();
 }
 
+/// Whether the running launch is cooperative: its token has [`COOPERATIVE_TOKEN_BIT`] (read back
+/// from the block's shared copy, written at entry before a barrier).
+#[inline(always)]
+pub(crate) fn launched_cooperatively() -> bool {
+    // SAFETY: `LAUNCH_TOKEN` was written by the block's first thread at entry, before a barrier
+    // every thread has passed; reading the 8 aligned bytes of the block's shared static is sound.
+    let token = unsafe { (&raw const LAUNCH_TOKEN).cast::<u64>().read_volatile() };
+    token & COOPERATIVE_TOKEN_BIT != 0
+}
+
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     // A static message travels in the first two integers (see `record`).
@@ -102,7 +112,8 @@ pub(crate) fn record(
     // and the host reads them only after `state` says complete. The fences and `exit` touch no
     // memory of Rust's.
     unsafe {
-        let token = (&raw const LAUNCH_TOKEN).cast::<u64>().read_volatile();
+        let token =
+            (&raw const LAUNCH_TOKEN).cast::<u64>().read_volatile() & !COOPERATIVE_TOKEN_BIT;
         let slot = (token % PANIC_SLOTS as u64) as usize;
         let record = (&raw mut FERROCUDA_PANIC_RECORD)
             .cast::<PanicRecord>()

@@ -16,13 +16,14 @@ pub fn info(kernel: &Kernel, inst: &Instance) -> TokenStream {
     let module = crate::module::reference();
     let simulate = entry(kernel, inst);
     let large_buffers = kernel.large_buffers.then(|| quote!(.with_large_buffers()));
+    let cooperative = kernel.cooperative.then(|| quote!(.with_cooperative()));
     quote! {
         static INFO: ::ferrocuda::__private::KernelInfo = ::ferrocuda::__private::KernelInfo::new(
             #symbol,
             #module,
             simulate,
             &[#(#descriptions),*],
-        )#large_buffers;
+        )#large_buffers #cooperative;
 
         #simulate
     }

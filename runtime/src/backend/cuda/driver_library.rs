@@ -89,6 +89,10 @@ pub(crate) const DRIVER_ENTRY_POINTS: &[(&str, &str)] = &[
     ),
     ("cuLaunchKernel", "result::launch_kernel"),
     (
+        "cuLaunchCooperativeKernel",
+        "result::launch_cooperative_kernel",
+    ),
+    (
         "cuTensorMapEncodeTiled",
         "sys::cuTensorMapEncodeTiled (CudaDevice::encode_tensor_map)",
     ),

@@ -75,6 +75,16 @@ impl CudaDevice {
         })
     }
 
+    /// Whether this GPU can launch kernels cooperatively
+    /// (`CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH`).
+    pub(crate) fn supports_cooperative_launch(&self) -> Result<bool> {
+        let supported = attribute(
+            &self.context,
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
+        )?;
+        Ok(supported != 0)
+    }
+
     /// The driver's count of resident blocks of `info` per multiprocessor.
     pub(crate) fn max_active_blocks(
         &self,

@@ -1,7 +1,8 @@
 //! What a launch does on a GPU, start to end: find the kernel's function on this device (loaded
 //! on first use), check the shape against what the compiled kernel allows (registers, static
 //! shared memory), opt in to more dynamic shared memory when asked, make the context current,
-//! and call `cuLaunchKernel` with the parameter pointers, on the given stream or the legacy
+//! and call `cuLaunchKernel` (`cuLaunchCooperativeKernel` for `#[kernel(cooperative)]`) with
+//! the parameter pointers, on the given stream or the legacy
 //! default stream. The launch is asynchronous: panics are collected at the next synchronization
 //! ([`CudaDevice::take_panics`]).
 //!
@@ -45,6 +46,22 @@ impl CudaDevice {
             Some(stream) => stream.stream.cu_stream(),
             None => self.default_stream.cu_stream(),
         };
+        // A cooperative kernel's grid was checked to fit on the device at once
+        // (`launch/cooperative.rs`); the driver refuses it otherwise.
+        if info.cooperative {
+            // SAFETY: as for `cuLaunchKernel` below.
+            return unsafe {
+                result::launch_cooperative_kernel(
+                    function.function.cu_function(),
+                    (g.x, g.y, g.z),
+                    (b.x, b.y, b.z),
+                    launch.shared_mem_bytes,
+                    raw_stream,
+                    &mut pointers,
+                )
+            }
+            .map_err(driver("cuLaunchCooperativeKernel"));
+        }
         // SAFETY: the parameters match the kernel's entry (both generated from one model), and
         // every slice points into a live allocation of this device that outlives the launch:
         // buffers are borrowed for the call, uploads are freed stream-ordered after the kernel.

@@ -126,6 +126,33 @@ impl SimHooks for Launch<'_> {
         self.stop(fault)
     }
 
+    fn grid_barrier(&self, location: &'static Location<'static>) -> bool {
+        if self.aborting.get() {
+            panic_capture::abort_thread();
+        }
+        if !self.cooperative {
+            return false;
+        }
+        if std::thread::panicking() {
+            // A destructor running while the thread unwinds: it cannot wait any more.
+            return true;
+        }
+        let rank = self.current.get();
+        self.wait(
+            rank,
+            ThreadState::AtBarrier {
+                op: BarrierOp::Grid,
+                predicate: false,
+                location,
+            },
+        );
+        true
+    }
+
+    fn is_cooperative_launch(&self) -> bool {
+        self.cooperative
+    }
+
     fn yield_now(&self) {
         if self.aborting.get() {
             panic_capture::abort_thread();

@@ -4,6 +4,9 @@
 //! - **Blocks** run one after another, x fastest, then y, then z, on the OS thread that launched
 //!   the kernel. The launch is synchronous and deterministic: the same launch gives the same
 //!   results, output and reports every time.
+//! - **Cooperative launches** (`#[kernel(cooperative)]`) run all their blocks interleaved,
+//!   each resident until the launch ends, so that a grid barrier (`grid_sync`) releases when
+//!   every thread of the grid has reached it ([`grid_barrier`]).
 //! - **Threads** of a block are stackful coroutines ([`corosensei`]) on pooled stacks
 //!   ([`stack_pool`]). The [`scheduler`] resumes every runnable thread in thread order (x fastest);
 //!   a thread runs until it finishes, waits at a barrier or a warp operation, or yields at its
@@ -36,6 +39,7 @@ mod block;
 pub(crate) mod collectives;
 mod constants;
 pub(crate) mod graph;
+mod grid_barrier;
 mod hooks;
 pub(crate) mod host_memory;
 mod inspect;
@@ -156,6 +160,9 @@ impl Simulator {
                 ),
             )
             .into());
+        }
+        if info.cooperative {
+            grid_barrier::check_cooperative_grid(info.name, config)?;
         }
         panic_capture::install();
         stack_guard::install();

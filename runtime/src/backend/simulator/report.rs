@@ -13,6 +13,7 @@ pub(super) fn barrier_name(op: BarrierOp) -> &'static str {
         BarrierOp::Count => "syncthreads_count",
         BarrierOp::And => "syncthreads_and",
         BarrierOp::Or => "syncthreads_or",
+        BarrierOp::Grid => "grid_sync",
     }
 }
 

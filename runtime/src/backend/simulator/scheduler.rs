@@ -1,5 +1,6 @@
 //! The scheduler: runs the blocks of a launch one after another, and the threads of a block as
-//! coroutines, round-robin in thread order.
+//! coroutines, round-robin in thread order. A cooperative launch runs its blocks interleaved
+//! instead, each parked at a grid barrier until all have arrived (`grid_barrier.rs`).
 //!
 //! A *pass* resumes every runnable thread of the block in rank order (x fastest); each runs until
 //! it finishes or waits at a barrier or a warp operation. After a pass no thread can run, and the
@@ -8,7 +9,8 @@
 //! 2. otherwise, if a thread of the block panicked, the threads still waiting would wait forever
 //!    for it: they are stopped, and the launch reports the panic;
 //! 3. otherwise, if every thread that has not exited waits at the same barrier and none exited,
-//!    the barrier is released (a new race-detector epoch starts);
+//!    the barrier is released (a new race-detector epoch starts), or for a grid barrier, the
+//!    block waits there for the rest of the grid;
 //! 4. otherwise the block is stuck, and the launch ends with a fault saying who waits where.
 //!
 //! Stopping a thread resumes it with the block marked as aborting: the hook it waits in unwinds
@@ -41,7 +43,7 @@ use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 /// A simulated thread: a coroutine running one thread's kernel body.
-type SimThread = Coroutine<(), (), (), DefaultStack>;
+pub(super) type SimThread = Coroutine<(), (), (), DefaultStack>;
 
 /// A constant-memory symbol a kernel of this launch has read (cached to avoid a lock per read).
 pub(super) struct ConstantView {
@@ -63,9 +65,14 @@ pub(super) struct Launch<'a> {
     /// The launch's parameters.
     params: &'a ParamReader<'a>,
     /// `gridDim`.
-    grid: Dim3,
+    pub(super) grid: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    pub(super) shared_bytes: usize,
     /// `blockDim`.
     pub(super) block: Dim3,
+    /// Whether the launch is cooperative (`#[kernel(cooperative)]`): all blocks resident, grid
+    /// barriers allowed.
+    pub(super) cooperative: bool,
     /// `blockIdx` of the block being run.
     pub(super) block_idx: Cell<Dim3>,
     /// Rank of the thread running now.
@@ -81,9 +88,9 @@ pub(super) struct Launch<'a> {
     /// The fault that ends the launch.
     fault: RefCell<Option<SimulatorFault>>,
     /// Whether `fault` is set (checked after every resume).
-    failed: Cell<bool>,
+    pub(super) failed: Cell<bool>,
     /// The first panic of the launch, counting the others.
-    panic: RefCell<Option<KernelPanic>>,
+    pub(super) panic: RefCell<Option<KernelPanic>>,
     /// Constant-memory symbols read so far.
     pub(super) constants: RefCell<Vec<ConstantView>>,
     /// The watchdog's view of this launch (see `watchdog.rs`).
@@ -91,7 +98,7 @@ pub(super) struct Launch<'a> {
 }
 
 /// What the scheduler decided when no thread of the block could run.
-enum Resolution {
+pub(super) enum Resolution {
     /// Some threads can run again.
     Progress,
     /// Every thread has ended.
@@ -100,6 +107,19 @@ enum Resolution {
     AbortForPanic,
     /// The block can never finish.
     Fault(SimulatorFault),
+    /// Every thread of the block waits at the same grid barrier (cooperative launches).
+    AtGridBarrier,
+}
+
+/// Where a block stands after one pass over its threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BlockStep {
+    /// Some of its threads can run.
+    Runnable,
+    /// Every thread waits at the same grid barrier.
+    AtGridBarrier,
+    /// It has ended: finished, stopped for a panic, or faulted (the launch records which).
+    Ended,
 }
 
 /// What the scheduler found when it looked at a warp operation's lanes.
@@ -113,13 +133,13 @@ pub(super) enum GroupOutcome {
 }
 
 /// The coroutines and contexts of the threads of the block being run.
-struct Workers<'p> {
+pub(super) struct Workers<'p> {
     /// Each thread's coroutine while it has started and not finished (dropped before `contexts`).
-    coroutines: Vec<Option<SimThread>>,
+    pub(super) coroutines: Vec<Option<SimThread>>,
     /// Each thread's context, made current while it runs.
-    contexts: Vec<ThreadContext>,
+    pub(super) contexts: Vec<ThreadContext>,
     /// Where each started thread's stack mapping (and its guard page) starts, for `stack_guard`.
-    stack_limits: Vec<Cell<usize>>,
+    pub(super) stack_limits: Vec<Cell<usize>>,
     /// Where stacks come from and go back to.
     pool: &'p mut StackPool,
 }
@@ -140,7 +160,9 @@ impl<'a> Launch<'a> {
             info,
             params,
             grid: config.grid,
+            shared_bytes: config.shared_mem_bytes as usize,
             block: config.block,
+            cooperative: info.cooperative,
             block_idx: Cell::new(Dim3::new(0, 0, 0)),
             current: Cell::new(0),
             threads: (0..threads).map(|_| ThreadSlot::new()).collect(),
@@ -178,13 +200,17 @@ impl<'a> Launch<'a> {
         };
         // SAFETY: `stack_limits` is neither resized nor dropped before `unwatch_stacks` below.
         unsafe { stack_guard::watch_stacks(&workers.stack_limits) };
-        'grid: for z in 0..self.grid.z {
-            for y in 0..self.grid.y {
-                for x in 0..self.grid.x {
-                    self.begin_block(Dim3::new(x, y, z), &mut workers);
-                    self.run_block(&mut workers);
-                    if self.failed.get() {
-                        break 'grid;
+        if self.cooperative {
+            self.run_cooperative(&mut workers);
+        } else {
+            'grid: for z in 0..self.grid.z {
+                for y in 0..self.grid.y {
+                    for x in 0..self.grid.x {
+                        self.begin_block(Dim3::new(x, y, z), &mut workers);
+                        self.run_block(&mut workers);
+                        if self.failed.get() {
+                            break 'grid;
+                        }
                     }
                 }
             }
@@ -229,30 +255,37 @@ impl<'a> Launch<'a> {
         self.async_copies.borrow_mut().begin_block();
     }
 
-    /// Runs the current block to its end (or to a fault, recorded in `self.fault`).
+    /// Runs the current block to its end (or to a fault, recorded in `self.fault`). Only
+    /// cooperative launches reach grid barriers (the hook refuses them otherwise), so a block
+    /// here never stops at one.
     fn run_block(&self, workers: &mut Workers<'_>) {
-        loop {
-            for rank in 0..self.threads.len() {
-                if matches!(self.threads[rank].state.get(), ThreadState::Ready) {
-                    self.resume(rank, workers);
-                    if self.failed.get() {
-                        self.abort_block(workers);
-                        return;
-                    }
+        while self.step_block(workers) == BlockStep::Runnable {}
+    }
+
+    /// One pass over the current block's runnable threads, then the resolution of the block
+    /// (see the module documentation): where the block stands after it.
+    pub(super) fn step_block(&self, workers: &mut Workers<'_>) -> BlockStep {
+        for rank in 0..self.threads.len() {
+            if matches!(self.threads[rank].state.get(), ThreadState::Ready) {
+                self.resume(rank, workers);
+                if self.failed.get() {
+                    self.abort_block(workers);
+                    return BlockStep::Ended;
                 }
             }
-            match self.resolve() {
-                Resolution::Progress => {}
-                Resolution::Finished => return,
-                Resolution::AbortForPanic => {
-                    self.abort_block(workers);
-                    return;
-                }
-                Resolution::Fault(fault) => {
-                    self.fail(fault);
-                    self.abort_block(workers);
-                    return;
-                }
+        }
+        match self.resolve() {
+            Resolution::Progress => BlockStep::Runnable,
+            Resolution::Finished => BlockStep::Ended,
+            Resolution::AtGridBarrier => BlockStep::AtGridBarrier,
+            Resolution::AbortForPanic => {
+                self.abort_block(workers);
+                BlockStep::Ended
+            }
+            Resolution::Fault(fault) => {
+                self.fail(fault);
+                self.abort_block(workers);
+                BlockStep::Ended
             }
         }
     }
@@ -372,7 +405,7 @@ impl<'a> Launch<'a> {
 
     /// Counts a progress event for the watchdog.
     #[inline]
-    fn progressed(&self) {
+    pub(super) fn progressed(&self) {
         if let Some(watch) = self.watch.get() {
             watch.progressed();
         }
@@ -414,7 +447,7 @@ impl<'a> Launch<'a> {
 
     /// Stops every thread of the block that has not ended: each waiting one is resumed and
     /// unwinds; threads that never started are marked stopped.
-    fn abort_block(&self, workers: &mut Workers<'_>) {
+    pub(super) fn abort_block(&self, workers: &mut Workers<'_>) {
         self.aborting.set(true);
         for rank in 0..self.threads.len() {
             // A thread that catches the unwinding and waits again is resumed a few more times.
@@ -484,7 +517,9 @@ impl<'a> Launch<'a> {
         self.release_barrier()
     }
 
-    /// Releases the block barrier every live thread waits at, or reports the divergence.
+    /// Releases the block barrier every live thread waits at, or reports the divergence. At a
+    /// grid barrier the block stays where it is: the cooperative scheduler releases every block
+    /// when the whole grid has arrived.
     fn release_barrier(&self) -> Resolution {
         let mut first: Option<(BarrierOp, &'static std::panic::Location<'static>)> = None;
         let (mut same_site, mut exited, mut count) = (true, false, 0u32);
@@ -518,6 +553,7 @@ impl<'a> Launch<'a> {
             });
         }
         let result = match op {
+            BarrierOp::Grid => return Resolution::AtGridBarrier,
             BarrierOp::Sync => 0,
             BarrierOp::Count => count,
             BarrierOp::And => (count as usize == self.threads.len()) as u32,

@@ -102,7 +102,7 @@ impl DeviceBackend {
         match (self, stream, recording) {
             (DeviceBackend::Cuda(cuda), StreamHandle::Cuda(stream), _) => {
                 // SAFETY: the caller's guarantee is the callee's.
-                unsafe { cuda.copy_device_async(stream, destination, source, bytes) }
+                unsafe { cuda.copy_within(stream, destination, source, bytes) }
             }
             (DeviceBackend::Simulator(_), _, Some(CaptureRecording::Simulator(graph))) => {
                 graph.record_copy(destination, source, bytes);

@@ -119,13 +119,8 @@ macro_rules! half_element {
         impl CollectiveElement for $t {
             const TYPE: ElementType = ElementType::$kind;
             fn combine(a: Self, b: Self, op: ReduceOp) -> Self {
-                let (x, y) = (a.to_f32(), b.to_f32());
-                <$t>::from_f32(match op {
-                    ReduceOp::Sum => x + y,
-                    ReduceOp::Prod => x * y,
-                    ReduceOp::Min => x.min(y),
-                    ReduceOp::Max => x.max(y),
-                })
+                // In `f32`, rounded once to the half type.
+                <$t>::from_f32(f32::combine(a.to_f32(), b.to_f32(), op))
             }
         }
     )*};

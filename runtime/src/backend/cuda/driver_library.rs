@@ -123,7 +123,6 @@ pub(crate) const DRIVER_ENTRY_POINTS: &[(&str, &str)] = &[
         "cuCtxEnablePeerAccess",
         "sys::cuCtxEnablePeerAccess (CudaDevice::enable_peer_access)",
     ),
-    ("cuMemcpyDtoDAsync_v2", "result::memcpy_dtod_async"),
     ("cuMemcpyPeerAsync", "result::memcpy_peer_async"),
 ];
 

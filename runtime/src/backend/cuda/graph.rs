@@ -155,25 +155,6 @@ impl CudaGraphExec {
 }
 
 impl CudaDevice {
-    /// Queues a copy of `bytes` bytes from device address `source` to device address
-    /// `destination` on `stream` (recorded as a memcpy node when the stream captures).
-    ///
-    /// # Safety
-    /// Both ranges lie inside live allocations of this device that stay alive until the copy
-    /// has run, and do not overlap.
-    pub(crate) unsafe fn copy_device_async(
-        &self,
-        stream: &CudaStreamHandle,
-        destination: u64,
-        source: u64,
-        bytes: usize,
-    ) -> Result<()> {
-        self.bind()?;
-        // SAFETY: the caller guarantees both ranges; the stream is live (its handle is held).
-        unsafe { result::memcpy_dtod_async(destination, source, bytes, stream.stream.cu_stream()) }
-            .map_err(driver("cuMemcpyDtoDAsync"))
-    }
-
     /// Queues a copy of `bytes` bytes from host memory at `source` to device address
     /// `destination` on `stream` (recorded as a memcpy node when the stream captures). From
     /// pageable memory the driver stages the bytes before returning (after the stream's earlier

@@ -43,7 +43,8 @@ impl CudaDevice {
     }
 
     /// Queues a copy of `bytes` bytes from `source` to `destination`, both in this GPU's
-    /// memory, on `stream` (of this GPU).
+    /// memory, on `stream` (of this GPU); recorded as a memcpy node when the stream captures a
+    /// graph (`Stream::copy_buffer`).
     ///
     /// # Safety
     /// Both ranges lie inside live allocations of this GPU that stay alive until the copy is

@@ -72,6 +72,25 @@ fn body_function(kernel: &Kernel) -> TokenStream {
     });
     let body = &kernel.body;
     let attrs = kernel.attrs.iter().filter(|a| !a.path().is_ident("doc"));
+    // On the host (the simulator) every thread's `&mut [T]` points into the same buffer, which
+    // `noalias` says no other code touches while the body runs, so LLVM may forward a thread's
+    // own store past a barrier and miss what another thread wrote there. Letting each parameter
+    // escape first (`black_box` of its address) tells LLVM that the barrier's hook, an opaque
+    // call, may read and write through it: it reloads after every barrier, as the GPU does.
+    let escapes = kernel.params.iter().filter_map(|p| match &*p.pat {
+        syn::Pat::Ident(binding) => {
+            let name = &binding.ident;
+            Some(quote!(::core::hint::black_box(&#name);))
+        }
+        _ => None,
+    });
+    let body = quote! {{
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            #(#escapes)*
+        }
+        #body
+    }};
     quote! {
         #(#attrs)*
         #[inline(always)]

@@ -66,6 +66,7 @@ pub mod ldmatrix;
 pub mod look_back;
 pub mod math;
 pub mod matrix;
+pub mod max_block;
 pub mod mbarrier;
 pub mod mma;
 pub mod panic;

@@ -27,7 +27,8 @@
 //! the module goes to `llc` exactly as before.
 
 use crate::error::{Error, Result};
-use crate::ir_syntax::{GlobalLine, symbol_name, used_list_keeping};
+use crate::ir_syntax::symbol_name;
+use crate::markers::{defined_function, without_markers};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -177,17 +178,11 @@ pub(crate) fn apply(ir: &str, crate_wide: FastMath) -> Result<Option<Applied>> {
     let mut current: Option<FastMath> = None;
     for line in ir.lines() {
         if line.starts_with('@') {
-            match GlobalLine::parse(line) {
-                Some(g) if marker_names.contains(&g.name) => continue,
-                Some(g) if g.name == "llvm.used" || g.name == "llvm.compiler.used" => {
-                    if let Some(kept) = without_markers(&g, &marker_names) {
-                        text.push_str(&kept);
-                        text.push('\n');
-                    }
-                    continue;
-                }
-                _ => {}
+            if let Some(kept) = without_markers(line, &marker_names) {
+                text.push_str(&kept);
+                text.push('\n');
             }
+            continue;
         }
         if let Some(name) = defined_function(line) {
             let flags = functions.get(&name).copied().unwrap_or(crate_wide);
@@ -353,57 +348,22 @@ struct Marker {
 
 /// The markers of the module: globals in [`FAST_MATH_SECTION`] holding `<symbol>=<flags>`.
 fn markers(ir: &str) -> Result<Vec<Marker>> {
-    let section = format!("section \"{FAST_MATH_SECTION}\"");
-    let mut out = Vec::new();
-    for line in ir
-        .lines()
-        .filter(|l| l.starts_with('@') && l.contains(&section))
-    {
-        let bad = |why: &str| {
-            Error::new(format!(
-                "cannot read a #[kernel(fast_math)] marker ({why}):\n{line}"
-            ))
-        };
-        let g = GlobalLine::parse(line).ok_or_else(|| bad("not a global definition"))?;
-        let init = g.init.ok_or_else(|| bad("no initializer"))?;
-        // `c"..."`, possibly inside rustc's packed struct `<{ [N x i8] c"..." }>`.
-        let bytes = init
-            .split_once("c\"")
-            .and_then(|(_, s)| s.split_once('"'))
-            .map(|(bytes, _)| bytes)
-            .ok_or_else(|| bad("not a byte string"))?;
-        // `symbol_name` undoes LLVM's `\XX` escapes of a quoted string.
-        let content = symbol_name(&format!("\"{bytes}\""));
-        let (kernel, flags) = content
-            .split_once('=')
-            .ok_or_else(|| bad("no `=` between the kernel and its flags"))?;
-        let flags = FastMath::parse(flags).map_err(|e| bad(&e))?;
-        out.push(Marker {
-            global: g.name.to_owned(),
-            kernel: kernel.to_owned(),
-            flags,
-        });
-    }
-    Ok(out)
-}
-
-/// An `@llvm.used`-style list without the markers; `None` when nothing is left.
-fn without_markers(g: &GlobalLine<'_>, markers: &[&str]) -> Option<String> {
-    used_list_keeping(g, |item| {
-        let name = item.trim().rsplit_once('@').map_or("", |(_, n)| n);
-        !markers.contains(&name)
-    })
-}
-
-/// The symbol of the function a `define` line opens.
-fn defined_function(line: &str) -> Option<String> {
-    if !line.starts_with("define ") {
-        return None;
-    }
-    let at = line.find(" @")? + 2;
-    let rest = &line[at..];
-    let len = crate::ir_syntax::name_len(rest);
-    (len > 0).then(|| symbol_name(&rest[..len]))
+    crate::markers::read(ir, FAST_MATH_SECTION, "fast_math")?
+        .into_iter()
+        .map(|m| {
+            let flags = FastMath::parse(&m.value).map_err(|e| {
+                Error::new(format!(
+                    "cannot read a #[kernel(fast_math)] marker ({e}): {}={}",
+                    m.kernel, m.value
+                ))
+            })?;
+            Ok(Marker {
+                global: m.global,
+                kernel: m.kernel,
+                flags,
+            })
+        })
+        .collect()
 }
 
 /// The LLVM fast-math flag keywords (an instruction may already carry some).

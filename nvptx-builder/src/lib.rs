@@ -77,6 +77,8 @@ mod json;
 mod line_tables;
 mod link;
 mod link_args;
+mod markers;
+mod max_block;
 mod nested;
 mod panic_rewrite;
 mod prebuilt;
@@ -96,6 +98,7 @@ pub use contract::{
     SHARED_SECTION, cubin_file_name,
 };
 pub use fast_math::{FAST_MATH_ENV, FAST_MATH_NAMES, FAST_MATH_SECTION, FastMath, PTX_NOTE_PREFIX};
+pub use max_block::MAX_BLOCK_SECTION;
 
 use config::{Config, Requested};
 

@@ -7,7 +7,8 @@
 //!    `llvm-ar x` and merge them with `llvm-link`;
 //! 2. `llvm-link main.bc --only-needed libs.bc` pulls in just the builtins that are used;
 //! 3. `llvm-dis`, [`crate::panic_rewrite`] (core's index panics record integers),
-//!    [`crate::ir_rewrite`] (shared and constant memory), `llvm-as`;
+//!    [`crate::ir_rewrite`] (shared and constant memory), [`crate::max_block`] (`.maxntid` of
+//!    the entries that declare their largest block), `llvm-as`;
 //! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
 //!    constant-memory globals public;
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX, from the
@@ -264,7 +265,8 @@ fn merge_bitcode(
 
 /// Step 3: core's index panics redirected to entries that record integers
 /// ([`crate::panic_rewrite`]), static shared memory and constant memory moved to their address
-/// spaces ([`ir_rewrite`]). Returns the module and the constant-memory globals to keep public.
+/// spaces ([`ir_rewrite`]), and the entries of `#[kernel(max_block(...))]` kernels given their
+/// bound ([`crate::max_block`]). Returns the module and the constant-memory globals to keep public.
 fn move_to_address_spaces(
     llvm_bin: &Path,
     tmp: &Path,
@@ -277,9 +279,17 @@ fn move_to_address_spaces(
     let text = std::fs::read_to_string(&ll)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
     let redirected = crate::panic_rewrite::rewrite(&text);
-    let rewritten = ir_rewrite::rewrite(redirected.as_deref().unwrap_or(&text))?;
-    if redirected.is_none() && rewritten.shared.is_empty() && rewritten.constant.is_empty() {
+    let mut rewritten = ir_rewrite::rewrite(redirected.as_deref().unwrap_or(&text))?;
+    let bounded = crate::max_block::apply(&rewritten.text)?;
+    if redirected.is_none()
+        && bounded.is_none()
+        && rewritten.shared.is_empty()
+        && rewritten.constant.is_empty()
+    {
         return Ok((linked, rewritten.constant));
+    }
+    if let Some(bounded) = bounded {
+        rewritten.text = bounded;
     }
     let ll2 = tmp.join("rewritten.ll");
     std::fs::write(&ll2, &rewritten.text)

@@ -4,7 +4,8 @@
 //! checks that the copy agrees with the definition.
 
 use nvptx_builder::{
-    BINARIES_FILE_NAME, CONSTANT_SECTION, FAST_MATH_NAMES, FAST_MATH_SECTION, PTX_FILE_NAME,
+    BINARIES_FILE_NAME, CONSTANT_SECTION, FAST_MATH_NAMES, FAST_MATH_SECTION, MAX_BLOCK_SECTION,
+    PTX_FILE_NAME,
     PTX_NOTE_PREFIX, PTXAS_REPORT_FILE_NAME, SHARED_SECTION,
 };
 
@@ -61,6 +62,16 @@ fn the_printf_macro_sizes_conversions_as_the_device_library_does() {
     assert!(
         printf.contains(&expected),
         "macros/src/printf.rs must define `{expected}` (ferrocuda_device::print::MAX_CONVERSION_LEN)"
+    );
+}
+
+#[test]
+fn max_block_markers_use_the_builders_section() {
+    let expected = format!("MAX_BLOCK_SECTION: &str = \"{MAX_BLOCK_SECTION}\"");
+    assert!(
+        source("macros/src/kernel/expand/max_block.rs").contains(&expected),
+        "macros/src/kernel/expand/max_block.rs must define `{expected}` \
+         (nvptx_builder::MAX_BLOCK_SECTION), where the link step looks for its markers"
     );
 }
 

@@ -19,6 +19,19 @@ pub struct Options {
     /// `cooperative`: every launch is a cooperative launch (`cuLaunchCooperativeKernel`), so
     /// the kernel may call `grid_sync`.
     pub cooperative: bool,
+    /// `max_block(x)`, `max_block(x, y)` or `max_block(x, y, z)`: the largest block the kernel
+    /// is launched with, per dimension (missing dimensions are 1).
+    pub max_block: Option<MaxBlock>,
+}
+
+/// The bound of `max_block(...)`: one expression per dimension given (1 to 3), each a constant
+/// `u32` expression.
+#[derive(Clone)]
+pub struct MaxBlock {
+    /// The `max_block` keyword, where a misuse of the whole bound is reported.
+    pub span: proc_macro2::Span,
+    /// The dimensions as written.
+    pub dims: Vec<syn::Expr>,
 }
 
 /// The arguments of `fast_math(...)`: the attribute's spelling and nvptx-builder's.
@@ -39,6 +52,12 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
             Ok(())
         } else if meta.path.is_ident("cooperative") {
             options.cooperative = true;
+            Ok(())
+        } else if meta.path.is_ident("max_block") {
+            if options.max_block.is_some() {
+                return Err(meta.error("`max_block` is given twice"));
+            }
+            options.max_block = Some(max_block(&meta)?);
             Ok(())
         } else if meta.path.is_ident("instances") {
             let content;
@@ -75,12 +94,76 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
         } else {
             Err(Error::new_spanned(
                 &meta.path,
-                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, `large_buffers` for slices of more than u32::MAX elements, `cooperative` for kernels that call `grid_sync`, and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
+                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, `large_buffers` for slices of more than u32::MAX elements, `cooperative` for kernels that call `grid_sync`, `max_block(x, y, z)` for the largest block the kernel is launched with, and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
             ))
         }
     });
     parser.parse2(attr)?;
     Ok(options)
+}
+
+/// The most threads in a block.
+const MAX_THREADS_PER_BLOCK: u64 = 1024;
+
+/// `max_block(x)`, `max_block(x, y)` or `max_block(x, y, z)`. Integer literals are checked here
+/// (each at least 1, their product at most 1024); other constant expressions by an assertion the
+/// expansion adds.
+fn max_block(meta: &syn::meta::ParseNestedMeta<'_>) -> Result<MaxBlock> {
+    let span = meta
+        .path
+        .get_ident()
+        .map_or_else(proc_macro2::Span::call_site, |i| i.span());
+    let usage = "e.g. `max_block(256)` for blocks of at most 256 x 1 x 1 threads, or `max_block(16, 16)` for at most 16 x 16";
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(format!(
+            "`max_block` needs the largest block, one to three dimensions: {usage}"
+        )));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let dims: Vec<syn::Expr> = Punctuated::<syn::Expr, Token![,]>::parse_terminated(&content)?
+        .into_iter()
+        .collect();
+    if dims.is_empty() || dims.len() > 3 {
+        return Err(Error::new(
+            span,
+            format!(
+                "`max_block` takes one to three dimensions (x, y, z), not {}: {usage}",
+                dims.len()
+            ),
+        ));
+    }
+    let mut product = 1u64;
+    let mut all_literal = true;
+    for dim in &dims {
+        match dim {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) => {
+                let value: u64 = int.base10_parse()?;
+                if value == 0 || value > MAX_THREADS_PER_BLOCK {
+                    return Err(Error::new_spanned(
+                        int,
+                        format!(
+                            "a `max_block` dimension must be 1 to {MAX_THREADS_PER_BLOCK} (the most threads a block may have), not {value}"
+                        ),
+                    ));
+                }
+                product *= value;
+            }
+            _ => all_literal = false,
+        }
+    }
+    if all_literal && product > MAX_THREADS_PER_BLOCK {
+        return Err(Error::new(
+            span,
+            format!(
+                "`max_block` allows blocks of {product} threads, more than the {MAX_THREADS_PER_BLOCK} a block may have; lower a dimension"
+            ),
+        ));
+    }
+    Ok(MaxBlock { span, dims })
 }
 
 /// `fast_math` alone (contraction) or `fast_math(contract, approx_div, approx_sqrt)` (any of

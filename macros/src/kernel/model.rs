@@ -38,6 +38,9 @@ pub struct Kernel {
     /// `#[kernel(cooperative)]`: launched with `cuLaunchCooperativeKernel` after a check that
     /// the grid fits on the device at once, so that `grid_sync` may be called.
     pub cooperative: bool,
+    /// `#[kernel(max_block(...))]`: the largest block, per dimension; the entry gets
+    /// `.maxntid` and the launch refuses larger blocks.
+    pub max_block: Option<crate::kernel::attr::MaxBlock>,
 }
 
 impl Kernel {

@@ -66,6 +66,7 @@ pub fn kernel(func: ItemFn, options: &Options) -> Kernel {
         large_buffers: options.large_buffers,
         fast_math: options.fast_math.clone().unwrap_or_default(),
         cooperative: options.cooperative,
+        max_block: options.max_block.clone(),
     }
 }
 

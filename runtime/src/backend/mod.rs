@@ -524,7 +524,8 @@ impl DeviceBackend {
             )
             .into());
         }
-        Ok(suggested)
+        // A `max_block` kernel may not take a wider block than its bound along x.
+        Ok(suggested.min(info.max_block_x()))
     }
 }
 

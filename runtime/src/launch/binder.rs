@@ -9,6 +9,7 @@ use crate::handles::device::Device;
 use crate::handles::pending::DEFAULT_STREAM_KEY;
 use crate::launch::config::LaunchConfig;
 use crate::launch::cooperative::check_co_resident;
+use crate::launch::max_block::check_max_block;
 use crate::launch::request::LaunchRequest;
 use crate::vocabulary::error::{Error, LaunchError, Result};
 use crate::vocabulary::index_range::{check_grid_extent, check_slice_len, check_usize_value};
@@ -202,6 +203,7 @@ impl<'a> ArgBinder<'a> {
         let limits = self.device.limits();
         shape.validate(name, limits, self.device.name())?;
         check_grid_extent(name, shape.grid, shape.block)?;
+        check_max_block(self.info, shape.block)?;
         if self.info.cooperative {
             check_co_resident(&self.device, self.info, &shape)?;
         }

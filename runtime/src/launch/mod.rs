@@ -17,4 +17,5 @@ pub(crate) mod config;
 pub(crate) mod cooperative;
 pub(crate) mod generated;
 pub(crate) mod inspect;
+pub(crate) mod max_block;
 pub(crate) mod request;

@@ -145,6 +145,10 @@ pub struct KernelInfo {
     /// checks that the whole grid fits on the device at once and goes through
     /// `cuLaunchCooperativeKernel`, which is what lets the kernel call `grid_sync`.
     pub cooperative: bool,
+    /// The largest block the kernel may be launched with, per dimension
+    /// (`#[kernel(max_block(x, y, z))]`): the compiler assumed thread indices below it, so
+    /// every launch refuses a larger block (`launch/max_block.rs`).
+    pub max_block: Option<[u32; 3]>,
 }
 
 impl KernelInfo {
@@ -162,6 +166,7 @@ impl KernelInfo {
             params,
             large_buffers: false,
             cooperative: false,
+            max_block: None,
         }
     }
 
@@ -182,6 +187,21 @@ impl KernelInfo {
         }
     }
 
+    /// The same kernel, launched with blocks of at most `dims` threads per dimension
+    /// (`#[kernel(max_block(...))]`). Used by `#[kernel]`.
+    pub const fn with_max_block(self, dims: [u32; 3]) -> Self {
+        KernelInfo {
+            max_block: Some(dims),
+            ..self
+        }
+    }
+
+    /// The widest one-dimensional block the kernel allows: its `max_block` along x, else
+    /// `u32::MAX` (the device's limit applies). Suggested block sizes are capped to it.
+    pub(crate) fn max_block_x(&self) -> u32 {
+        self.max_block.map_or(u32::MAX, |[x, _, _]| x)
+    }
+
     /// An identity for caches: the address of the static.
     pub(crate) fn key(&'static self) -> usize {
         self as *const KernelInfo as usize
@@ -196,6 +216,7 @@ impl std::fmt::Debug for KernelInfo {
             .field("params", &self.params)
             .field("large_buffers", &self.large_buffers)
             .field("cooperative", &self.cooperative)
+            .field("max_block", &self.max_block)
             .finish()
     }
 }

@@ -27,6 +27,7 @@ pub mod half;
 pub mod hopper;
 pub mod index_narrowing;
 pub mod look_back;
+pub mod max_block;
 pub mod mma;
 pub mod random;
 pub mod simulator_promises;

@@ -24,6 +24,9 @@ use syn::{Ident, Type};
 /// After the kernel's parameters comes one hidden `u64`, the launch token the runtime appends
 /// to every launch; the entry's first statement stores it for the panic handler, which uses it
 /// to record a panic in the launch's own slot (see `ferrocuda_device::panic`).
+///
+/// A `#[kernel(max_block(...))]` entry then tells the compiler that its block is within the
+/// bound (`ferrocuda_device::max_block::assume_block_within`), which every launch checks.
 pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
     let symbol = Ident::new(&inst.symbol, kernel.name.span());
     let body = body_ident(kernel);
@@ -68,6 +71,15 @@ pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
     }
     let turbofish = turbofish(inst);
     decls.push(quote!(__ferrocuda_launch_token: u64));
+    // `max_block`: the thread indices are below the bound along each dimension (LLVM's own
+    // range from `.maxntid` is the bound's product, for every dimension).
+    let bound = kernel.max_block.as_ref().map(|_| {
+        let constant = super::max_block::constant_ident(kernel);
+        quote! {
+            // The runtime refuses every launch whose block exceeds the bound.
+            unsafe { ::ferrocuda::device::max_block::assume_block_within(#constant) };
+        }
+    });
     quote! {
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
@@ -81,6 +93,7 @@ pub fn entry(kernel: &Kernel, inst: &Instance) -> TokenStream {
         pub unsafe extern "ptx-kernel" fn #symbol(#(#decls),*) {
             const _: () = { #(assert!(#counts);)* };
             ::ferrocuda::device::panic::__set_launch_token(__ferrocuda_launch_token);
+            #bound
             // The runtime passes the pointers and lengths of live device buffers.
             unsafe { #body #turbofish (#(#args),*) }
         }

@@ -7,6 +7,7 @@ mod device;
 pub mod fallback;
 mod fast_math;
 mod launcher;
+mod max_block;
 mod simulator;
 
 use super::model::{Instance, Kernel, Param};
@@ -29,10 +30,12 @@ pub fn expand(kernel: &Kernel) -> TokenStream {
         .map(|inst| host_instance(kernel, inst));
     let checks = checks::param_types(kernel);
     let fast_math = fast_math::markers(kernel);
+    let max_block = max_block::items(kernel);
     quote! {
         #body_fn
         #(#entries)*
         #fast_math
+        #max_block
         #handle
         #(#host)*
         #checks

@@ -17,13 +17,17 @@ pub fn info(kernel: &Kernel, inst: &Instance) -> TokenStream {
     let simulate = entry(kernel, inst);
     let large_buffers = kernel.large_buffers.then(|| quote!(.with_large_buffers()));
     let cooperative = kernel.cooperative.then(|| quote!(.with_cooperative()));
+    let max_block = kernel.max_block.as_ref().map(|_| {
+        let constant = super::max_block::constant_ident(kernel);
+        quote!(.with_max_block(#constant))
+    });
     quote! {
         static INFO: ::ferrocuda::__private::KernelInfo = ::ferrocuda::__private::KernelInfo::new(
             #symbol,
             #module,
             simulate,
             &[#(#descriptions),*],
-        )#large_buffers #cooperative;
+        )#large_buffers #cooperative #max_block;
 
         #simulate
     }

@@ -13,7 +13,7 @@
 // --- HotSpot (Rodinia hotspot_kernel.cu, in float) ---------------------------------------------
 #define HOTSPOT_BLOCK 16
 
-extern "C" __global__ void hotspot_cuda(int iteration, const float* power, const float* temp_src,
+extern "C" __global__ void __launch_bounds__(256) hotspot_cuda(int iteration, const float* power, const float* temp_src,
                                         float* temp_dst, int grid_cols, int grid_rows,
                                         int border_cols, int border_rows, float Cap, float Rx,
                                         float Ry, float Rz, float step) {
@@ -71,7 +71,7 @@ extern "C" __global__ void hotspot_cuda(int iteration, const float* power, const
 // --- PathFinder (Rodinia pathfinder.cu) ---------------------------------------------------------
 #define PATHFINDER_BLOCK 256
 
-extern "C" __global__ void pathfinder_cuda(int iteration, const int* gpuWall, const int* gpuSrc,
+extern "C" __global__ void __launch_bounds__(256) pathfinder_cuda(int iteration, const int* gpuWall, const int* gpuSrc,
                                            int* gpuResults, int cols, int startStep, int border) {
     __shared__ int prev[PATHFINDER_BLOCK];
     __shared__ int result[PATHFINDER_BLOCK];
@@ -150,7 +150,7 @@ extern "C" __global__ void convolution_cuda(const float* image, float* out, int 
 // --- n-body step, shared tiles of 256 positions (GPU Gems 3, ch. 31) ----------------------------
 #define NBODY_BLOCK 256
 
-extern "C" __global__ void nbody_cuda(const float4* pos, const float4* vel, float4* new_pos,
+extern "C" __global__ void __launch_bounds__(256) nbody_cuda(const float4* pos, const float4* vel, float4* new_pos,
                                       float4* new_vel, int n, float dt, float softening2) {
     __shared__ float4 tile[NBODY_BLOCK];
     int i = blockIdx.x * blockDim.x + threadIdx.x;

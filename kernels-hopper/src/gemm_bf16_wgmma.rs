@@ -11,7 +11,7 @@
 //!   *producer*: one of its threads issues the TMA copies. Warpgroups 1 and 2 are the
 //!   *consumers*: consumer `c` computes rows `64 c` to `64 c + 63` of the block tile, all 256
 //!   columns, with `wgmma.mma_async.m64n256k16`, four per K-step, into 128 `f32` registers per
-//!   thread. The entry carries `.maxntid 384` (added by `build.rs`), so ptxas compiles it for
+//!   thread. The entry carries `.maxntid 384` (`#[kernel(max_block(THREADS))]`), so ptxas compiles it for
 //!   at most 168 registers per thread (65536 / 384), which the consumers' 128 accumulators fit
 //!   in. No `setmaxnreg` rebalancing: ptxas 12.9 crashes (segmentation fault) on this kernel
 //!   with `setmaxnreg.inc`, and with one m64n256 accumulator per consumer it is not needed.
@@ -85,7 +85,7 @@ pub const SHARED_BYTES: u32 = STAGES as u32 * STAGE_BYTES + 1024 + 2 * STAGES as
 /// reading `a` and `b` through the tensor maps `a_map` (boxes of 128 x 64) and `b_map` (boxes
 /// of 64 x 64), both with the 128-byte swizzle; see the module documentation. Launch with
 /// [`gemm_bf16_wgmma_launch`].
-#[kernel]
+#[kernel(max_block(THREADS))]
 pub fn gemm_bf16_wgmma(
     a_map: &[TensorMap],
     b_map: &[TensorMap],

@@ -66,7 +66,7 @@ pub fn launch_grid(rows: usize, cols: usize, iteration: usize) -> (u32, u32) {
 /// steps into `temp_dst`, under the heat sources `power`. Blocks of 16x16 threads on a grid of
 /// `ceil(cols / (16 - 2 iteration))` x `ceil(rows / (16 - 2 iteration))` blocks; `border_cols`
 /// and `border_rows` are `iteration` (the ghost zone), and `iteration` is 1 to 7.
-#[kernel]
+#[kernel(max_block(BLOCK, BLOCK))]
 pub fn hotspot(
     iteration: u32,
     power: &[f32],

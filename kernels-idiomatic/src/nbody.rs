@@ -32,7 +32,7 @@ pub struct Float4 {
 /// `m_j r / (|r|^2 + softening2)^(3/2)` with `r = p_j - p_i`, then
 /// `new_velocities[i] = v_i + a dt` and `new_positions[i] = p_i + new_velocity dt` (the mass is
 /// kept). Blocks of 256 threads, `ceil(n / 256)` blocks.
-#[kernel]
+#[kernel(max_block(BLOCK))]
 pub fn nbody(
     positions: &[Float4],
     velocities: &[Float4],

@@ -26,7 +26,7 @@ pub fn launch_blocks(cols: usize, iteration: usize) -> u32 {
 /// on (`wall` is the grid without its top row, `cols` cells per row). Blocks of 256 threads, a
 /// grid of `ceil(cols / (256 - 2 iteration))` blocks; `border` is `iteration`, which is 1 to
 /// 127.
-#[kernel]
+#[kernel(max_block(BLOCK))]
 pub fn pathfinder(
     iteration: u32,
     wall: &[i32],

@@ -273,8 +273,8 @@ fn the_hopper_module_is_sm90a_ptx_that_ptxas_accepts_without_spills() {
         assert!(ptx.contains(instruction), "the PTX lacks {instruction}");
     }
     assert!(
-        ptx.contains(")\n.maxntid 384, 1, 1\n{"),
-        "build.rs did not add the thread bound to gemm_bf16_wgmma"
+        ptx.contains(")\n.maxntid 384, 1, 1"),
+        "gemm_bf16_wgmma lacks its thread bound (`#[kernel(max_block(THREADS))]`)"
     );
     let Some(ptxas) = ptxas() else {
         eprintln!("skipped the ptxas part: no ptxas (run scripts/fetch-ptxas.sh, or set PTXAS)");

@@ -72,13 +72,17 @@ fn declared_kernels(folder: &str) -> Vec<(String, Option<usize>)> {
             let lines: Vec<&str> = text.lines().collect();
             for (i, line) in lines.iter().enumerate() {
                 let t = line.trim();
+                // `#[kernel]`, or `#[kernel(...)]` with options, `instances(...)` among them.
                 let instances = if t == "#[kernel]" {
                     None
-                } else if let Some(list) = t
-                    .strip_prefix("#[kernel(instances(")
-                    .and_then(|rest| rest.strip_suffix("))]"))
+                } else if let Some(options) = t
+                    .strip_prefix("#[kernel(")
+                    .and_then(|rest| rest.strip_suffix(")]"))
                 {
-                    Some(instance_count(list))
+                    options.find("instances(").map(|at| {
+                        let list = &options[at + "instances(".len()..];
+                        instance_count(&list[..list_end(list)])
+                    })
                 } else {
                     continue;
                 };
@@ -97,6 +101,20 @@ fn declared_kernels(folder: &str) -> Vec<(String, Option<usize>)> {
     }
     kernels.sort();
     kernels
+}
+
+/// Where the parenthesised list that `list` starts inside ends: the index of its closing `)`.
+fn list_end(list: &str) -> usize {
+    let mut depth = 0i32;
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' if depth == 0 => return i,
+            ')' | '>' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    list.len()
 }
 
 /// How many instances `instances(...)` lists: its commas outside brackets, plus one.
@@ -124,6 +142,9 @@ fn instances_are_counted() {
     assert_eq!(instance_count("f32, f64"), 2);
     assert_eq!(instance_count("(u8, f32), (i32, f64)"), 2);
     assert_eq!(instance_count("[f32; 4], Pair<u8, f32>, u8"), 3);
+    let options = "instances((u8, f32), f64), max_block(16, 16))";
+    let list = &options["instances(".len()..];
+    assert_eq!(instance_count(&list[..list_end(list)]), 2);
 }
 
 #[test]

@@ -20,7 +20,9 @@
 //! - [`async_copy`] starts copying 4, 8 or 16 bytes from a global slice into a shared array
 //!   (`cp.async.ca.shared.global` for 4 and 8 bytes, `cp.async.cg.shared.global`, which
 //!   bypasses L1, for 16); [`async_copy_zero_fill`] copies fewer elements and fills the rest with
-//!   zero bits (the `src-size` form), for the tail of an input.
+//!   zero bits, for the tail of an input: a whole window is a `cp.async`, a shorter one is
+//!   loaded and stored at once (a `cp.async` with a smaller `src-size` still names the whole
+//!   window, which may leave the source's buffer), and is complete when the call returns.
 //! - [`async_copy_commit`] closes the thread's copies started since the last commit into a
 //!   group (`cp.async.commit_group`; a commit with no copies makes an empty group).
 //! - [`async_copy_wait::<N>`](async_copy_wait) waits until all of the thread's groups but the
@@ -83,8 +85,10 @@ where
 }
 
 /// Starts copying `src` into `dst[start..start + len]` and filling the `len - src.len()`
-/// elements after it with zero bits (`cp.async` with `src-size`): the tail of an input whose
-/// length is not a multiple of the copy. `src` may be empty (only zeros are written).
+/// elements after it with zero bits: the tail of an input whose length is not a multiple of the
+/// copy. `src` may be empty (only zeros are written). With `src.len() == len` it is
+/// [`async_copy`]; a shorter `src` is read and the window written before the call returns, so
+/// no byte past `src` is ever addressed.
 ///
 /// `len` elements must be 4, 8 or 16 bytes; see [`async_copy`] for the rest.
 ///

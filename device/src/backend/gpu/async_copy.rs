@@ -13,19 +13,51 @@ pub(crate) fn copy(destination: *mut u8, source: *const u8, bytes: usize, source
     if !(destination as usize).is_multiple_of(bytes) {
         misaligned_destination();
     }
-    // With nothing to read, any aligned global address will do: round the source down (it then
-    // lies in, or just before, the same allocation, and is never dereferenced).
-    let source = if source_bytes == 0 {
-        source.wrapping_sub(source as usize % bytes)
-    } else {
-        if !(source as usize).is_multiple_of(bytes) {
-            misaligned_source();
-        }
-        source
-    };
+    if source_bytes != 0 && !(source as usize).is_multiple_of(bytes) {
+        misaligned_source();
+    }
+    if source_bytes < bytes {
+        // A tail: `cp.async` with a `src-size` below the copy's size reads only that many bytes
+        // by the ISA, but it names the whole window, which may reach past the source's buffer
+        // (compute-sanitizer reports it as an invalid read of 16 bytes, and nothing promises
+        // that the hardware never touches those bytes). So the tail is copied here, with plain
+        // loads of the bytes that exist and one store of the window: done when this returns,
+        // which also satisfies a later wait for the group.
+        // SAFETY: the façade checked that `destination..+bytes` lies in a shared array, aligned
+        // to `bytes` (checked above), and `source..+source_bytes` is a global slice.
+        unsafe { copy_tail(destination, source, bytes, source_bytes) };
+        return;
+    }
     // SAFETY: the façade checked that `destination..+bytes` lies in a shared array and `source`
     // is a global slice of `source_bytes` bytes; both are aligned to `bytes` (checked above).
     unsafe { copy_unchecked(destination, source, bytes, source_bytes) }
+}
+
+/// Writes the `source_bytes` bytes at `source`, then zeros, to the `bytes` bytes (4, 8 or 16)
+/// at the shared address `destination`, with one store.
+///
+/// # Safety
+/// `destination..+bytes` lies in a shared array, aligned to `bytes`; `source..+source_bytes`
+/// is readable global memory; `source_bytes < bytes`.
+#[inline(always)]
+unsafe fn copy_tail(destination: *mut u8, source: *const u8, bytes: usize, source_bytes: usize) {
+    let mut window: u128 = 0;
+    for i in 0..source_bytes {
+        // SAFETY: `i < source_bytes`, inside the source range.
+        let byte = unsafe { source.add(i).read() };
+        window |= u128::from(byte) << (8 * i);
+    }
+    // SAFETY: the caller's contract; the store is as wide as the alignment allows (little
+    // endian, as the copy would have placed the bytes).
+    unsafe {
+        match bytes {
+            4 => destination.cast::<u32>().write(window as u32),
+            8 => destination.cast::<u64>().write(window as u64),
+            _ => destination
+                .cast::<[u64; 2]>()
+                .write([window as u64, (window >> 64) as u64]),
+        }
+    }
 }
 
 /// Starts the copy of `bytes` bytes (4, 8 or 16), of which the first `source_bytes` come from

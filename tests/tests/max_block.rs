@@ -8,9 +8,7 @@
 use ferrocuda::prelude::*;
 use ferrocuda_tests::ptx_text::entry_body;
 use ferrocuda_tests::{device_tests, random_f32, random_u32, rng};
-use test_kernels::max_block::{
-    REVERSE_MAX, TILE, reverse_within_block, tile_transpose,
-};
+use test_kernels::max_block::{REVERSE_MAX, TILE, reverse_within_block, tile_transpose};
 
 fn transpose_reference(input: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0.0; rows * cols];
@@ -109,7 +107,11 @@ fn the_bound_reaches_the_ptx_and_removes_the_tile_checks() {
     // `llc` may end the line with a comment naming the entry.
     assert!(bounded.contains(")\n.maxntid 16, 16, 1"), "{bounded}");
     assert!(!unbounded.contains(".maxntid"), "{unbounded}");
-    let calls = |body: &str| body.lines().filter(|l| l.trim_start().starts_with("call")).count();
+    let calls = |body: &str| {
+        body.lines()
+            .filter(|l| l.trim_start().starts_with("call"))
+            .count()
+    };
     assert!(
         calls(bounded) + 2 <= calls(unbounded),
         "tile_transpose calls {} functions (panics), tile_transpose_unbounded {}: the bound did not remove the two tile checks\n{bounded}",

@@ -50,7 +50,11 @@ mod tests {
     #[test]
     fn each_dimension_is_checked_on_its_own() {
         let bounded = info(Some([16, 16, 1]));
-        for ok in [Dim3::new(16, 16, 1), Dim3::new(1, 1, 1), Dim3::new(8, 16, 1)] {
+        for ok in [
+            Dim3::new(16, 16, 1),
+            Dim3::new(1, 1, 1),
+            Dim3::new(8, 16, 1),
+        ] {
             assert!(check_max_block(&bounded, ok).is_ok(), "{ok:?}");
         }
         // 256 threads, as many as 16 x 16, but 32 along x.

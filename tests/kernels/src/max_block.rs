@@ -28,10 +28,7 @@ pub fn tile_transpose_unbounded(input: &[f32], output: &mut [f32], rows: usize, 
 fn transpose_body(input: &[f32], output: &mut [f32], rows: usize, cols: usize) {
     let mut tile = shared_array!(f32; TILE, TILE + 1);
     let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
-    let (first_col, first_row) = (
-        block_idx().x as usize * TILE,
-        block_idx().y as usize * TILE,
-    );
+    let (first_col, first_row) = (block_idx().x as usize * TILE, block_idx().y as usize * TILE);
     let (row, col) = (first_row + ty, first_col + tx);
     if row < rows && col < cols {
         tile[(ty, tx)] = input[row * cols + col];

@@ -68,12 +68,18 @@ mod tests {
         let func: syn::ItemFn = syn::parse_quote! {
             pub fn scale<T: Copy>(x: &mut [T], a: T) {}
         };
-        let options = crate::kernel::attr::parse(quote!(instances(f32, f64), max_block(TILE, 4)))
-            .unwrap();
+        let options =
+            crate::kernel::attr::parse(quote!(instances(f32, f64), max_block(TILE, 4))).unwrap();
         let kernel = crate::kernel::parse::kernel(func, &options);
         let text = items(&kernel).to_string();
-        assert!(text.contains("max_block_marker :: < 25usize > (\"scale__f32\""), "{text}");
-        assert!(text.contains("max_block_marker :: < 25usize > (\"scale__f64\""), "{text}");
+        assert!(
+            text.contains("max_block_marker :: < 25usize > (\"scale__f32\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("max_block_marker :: < 25usize > (\"scale__f64\""),
+            "{text}"
+        );
         assert!(
             text.contains("const __FERROCUDA_MAX_BLOCK_scale : [u32 ; 3] = [(TILE) as u32 , (4) as u32 , 1 as u32]"),
             "{text}"

@@ -22,11 +22,12 @@ impl Simulator {
             Backend::Simulator,
             entry.as_ref(),
             // A `max_block` kernel's entry has `.maxntid`, which sets the limit on a GPU too.
-            info.max_block.map_or(Self::LIMITS.max_threads_per_block, |[x, y, z]| {
-                x.saturating_mul(y)
-                    .saturating_mul(z)
-                    .min(Self::LIMITS.max_threads_per_block)
-            }),
+            info.max_block
+                .map_or(Self::LIMITS.max_threads_per_block, |[x, y, z]| {
+                    x.saturating_mul(y)
+                        .saturating_mul(z)
+                        .min(Self::LIMITS.max_threads_per_block)
+                }),
         )
     }
 }

@@ -67,11 +67,11 @@ use ferrocuda::prelude::*;
 /// Rows of `C` (and of `A`) per block.
 pub const BLOCK_M: usize = 128;
 /// Columns of `C` (and of `B`) per block.
-pub const BLOCK_N: usize = 128;
+pub const BLOCK_N: usize = 256;
 /// Elements of K per pipeline stage.
 pub const BLOCK_K: usize = 32;
 /// Stages of the `cp.async` pipeline.
-pub const STAGES: usize = 3;
+pub const STAGES: usize = 4;
 /// Tile rows of `C` that consecutive blocks cover before moving to the next tile column.
 pub const GROUP_M: usize = 8;
 /// Threads per block: 8 warps.
@@ -104,16 +104,31 @@ mod body {
     const WARP_TILE: (usize, usize) = (BLOCK_M / WARPS.0, BLOCK_N / WARPS.1);
     /// `mma.sync` tiles (16 x 8) per warp along M and along N.
     const MMA_TILES: (usize, usize) = (WARP_TILE.0 / 16, WARP_TILE.1 / 8);
-    /// 16-byte copies of `A` per thread in each K-step.
+    /// `mma.sync` K-slices (16 of K) per K-step.
+    const K_SLICES: usize = BLOCK_K / 16;
+    /// 16-byte chunks per row of a stage's `A` tile and of its `B` tile.
+    const CHUNKS: (usize, usize) = (BLOCK_K / 8, BLOCK_N / 8);
+    /// 16-byte copies of `A` per thread in each K-step; copy `j` is `j * A_ROWS_PER_COPY` rows
+    /// below copy 0.
     const A_COPIES: usize = BLOCK_M * BLOCK_K / 8 / THREADS as usize;
-    /// 16-byte copies of `B` per thread in each K-step.
+    const A_ROWS_PER_COPY: usize = THREADS as usize / CHUNKS.0;
+    /// 16-byte copies of `B` per thread in each K-step, `B_ROWS_PER_COPY` rows apart.
     const B_COPIES: usize = BLOCK_K * BLOCK_N / 8 / THREADS as usize;
+    const B_ROWS_PER_COPY: usize = THREADS as usize / CHUNKS.1;
     const _: () = assert!(WARPS.0 * WARPS.1 * 32 == THREADS as usize);
+    // The swizzles below: `A`'s XOR term `(row / (8 / CHUNKS.0)) % CHUNKS.0` is unchanged by a
+    // multiple of `A_ROWS_PER_COPY` or of 16 rows, `B`'s `row % 8` by a multiple of `B_ROWS_PER_COPY` or of
+    // 16 rows, and a warp's first `B` column is a multiple of 64 (whole groups of 8 chunks).
+    const _: () = assert!(CHUNKS.0 == 4 || CHUNKS.0 == 8);
+    const _: () = assert!(A_ROWS_PER_COPY % 8 == 0 && B_ROWS_PER_COPY % 8 == 0);
+    const _: () = assert!(WARP_TILE.1 % 64 == 0 && MMA_TILES.1 % 2 == 0);
+    const _: () = assert!(A_COPIES * A_ROWS_PER_COPY == BLOCK_M);
+    const _: () = assert!(B_COPIES * B_ROWS_PER_COPY == BLOCK_K);
 
     /// Flat index in a stage's `A` tile of element `(row, col)` (swizzled; see the module docs).
     #[inline(always)]
     fn a_index(row: usize, col: usize) -> usize {
-        row * BLOCK_K + (((col / 8) ^ ((row / 2) % 4)) * 8) + col % 8
+        row * BLOCK_K + (((col / 8) ^ ((row / (8 / CHUNKS.0)) % CHUNKS.0)) * 8) + col % 8
     }
 
     /// Flat index in a stage's `B` tile of element `(row, col)` (swizzled; see the module docs).
@@ -122,10 +137,17 @@ mod body {
         row * BLOCK_N + (((col / 8) ^ (row % 8)) * 8) + col % 8
     }
 
+    /// One K-slice's operands of a warp: its `A` fragments (one per 16 rows) and `B` fragments
+    /// (one per 8 columns).
+    type Fragments = (
+        [FragmentA<Bf16>; MMA_TILES.0],
+        [FragmentB<Bf16>; MMA_TILES.1],
+    );
+
     pub(super) fn gemm(a: &[bf16], b: &[bf16], c: &mut [f32], m: usize, n: usize, k: usize) {
         assert!(
             m.is_multiple_of(BLOCK_M) && n.is_multiple_of(BLOCK_N) && k.is_multiple_of(BLOCK_K),
-            "gemm_bf16: m and n must be multiples of 128 and k a multiple of 32"
+            "gemm_bf16: m must be a multiple of 128, n of 256 and k of 32"
         );
         assert!(
             block_dim().x == THREADS && block_dim().y == 1 && block_dim().z == 1,
@@ -165,46 +187,45 @@ mod body {
         );
 
         // Per-thread offsets, computed once: the inner loop adds only a stage offset and
-        // constants, in 32 bits, and the copies advance two pointers per operand. (Index math
+        // constants, in 32 bits, and the copies advance one pointer per operand. (Index math
         // redone every step in 64 bits, with a bounds and an alignment check per `cp.async` and
         // `ldmatrix`, took 538 instructions per step and 255 registers: 0.12x cuBLAS.)
         //
-        // Copies: chunk `q = tid + 256 j` (j = 0, 1) of each operand. `A`: row `q / 4`, chunk
-        // `q % 4` of the 128 x 32 tile; `B`: row `q / 16`, chunk `q % 16` of the 32 x 128 tile.
-        let mut a_src = [a.as_ptr(); A_COPIES];
-        let mut a_dst = [0u32; A_COPIES];
-        for j in 0..A_COPIES {
-            let q = tid + j * THREADS as usize;
-            let (row, chunk) = (q / (BLOCK_K / 8), q % (BLOCK_K / 8));
-            a_src[j] = a.as_ptr().wrapping_add((block_row + row) * k + chunk * 8);
-            a_dst[j] = a_index(row, chunk * 8) as u32;
-        }
-        let mut b_src = [b.as_ptr(); B_COPIES];
-        let mut b_dst = [0u32; B_COPIES];
-        for j in 0..B_COPIES {
-            let q = tid + j * THREADS as usize;
-            let (row, chunk) = (q / (BLOCK_N / 8), q % (BLOCK_N / 8));
-            b_src[j] = b.as_ptr().wrapping_add(row * n + block_col + chunk * 8);
-            b_dst[j] = (BLOCK_M * BLOCK_K + b_index(row, chunk * 8)) as u32;
-        }
-        // Fragments: `A`'s row (lanes 0-15 rows 0-15 at column kk, lanes 16-31 at kk + 8) for
-        // kk = 0 and 16; the four 16-row tiles add 16 * 32 elements each, since the swizzle's
-        // `(row / 2) % 4` does not change with a multiple of 16 rows. `B`'s for the two pairs of
-        // n tiles at kk = 0 (matrix `lane / 8`: k rows 0-7 or 8-15, columns 0-7 or 8-15 of the
-        // pair); kk = 16 adds 16 rows, which keeps `row % 8` and so the swizzle.
-        let a_frag_offset =
-            [0, 16].map(|kk| a_index(warp_row + lane % 16, kk + (lane / 16) * 8) as u32);
+        // Copies: chunk `q = tid + THREADS j` of each operand's tile: `A` row `q / CHUNKS.0`,
+        // `B` row `q / CHUNKS.1`. Copy `j` lies `j * A_ROWS_PER_COPY` (`B_ROWS_PER_COPY`) rows
+        // below copy 0, in global memory and in the tile (the swizzle keeps the row offset
+        // additive; see the assertions above).
+        let (a_row, a_chunk) = (tid / CHUNKS.0, tid % CHUNKS.0);
+        let mut a_src = a
+            .as_ptr()
+            .wrapping_add((block_row + a_row) * k + a_chunk * 8);
+        let a_dst = a_index(a_row, a_chunk * 8) as u32;
+        let (b_row, b_chunk) = (tid / CHUNKS.1, tid % CHUNKS.1);
+        let mut b_src = b.as_ptr().wrapping_add(b_row * n + block_col + b_chunk * 8);
+        let b_dst = (BLOCK_M * BLOCK_K + b_index(b_row, b_chunk * 8)) as u32;
+        let (a_copy_stride, b_copy_stride) = (A_ROWS_PER_COPY * k, B_ROWS_PER_COPY * n);
+        let b_step = BLOCK_K * n;
+        // Fragments: `A`'s row (lanes 0-15 rows 0-15 at column 16 s, lanes 16-31 at 16 s + 8)
+        // for K-slice `s`; the 16-row tiles add 16 * BLOCK_K elements each (the swizzle's
+        // `(row / 2) % CHUNKS.0` does not change with 16 rows). `B`'s for each pair of n tiles
+        // at K-slice 0 (matrix `lane / 8`: k rows 0-7 or 8-15, columns 0-7 or 8-15 of the
+        // pair); K-slice `s` adds 16 s rows, which keeps `row % 8` and so the swizzle.
+        let a_frag_offset = core::array::from_fn::<u32, K_SLICES, _>(|slice| {
+            a_index(warp_row + lane % 16, slice * 16 + (lane / 16) * 8) as u32
+        });
         let b_frag_offset = core::array::from_fn::<u32, { MMA_TILES.1 / 2 }, _>(|pair| {
             let matrix = lane / 8;
             let row = lane % 8 + 8 * (matrix % 2);
             let col = warp_col + pair * 16 + 8 * (matrix / 2);
             (BLOCK_M * BLOCK_K + b_index(row, col)) as u32
         });
-        let b_step = BLOCK_K * n;
 
         // Starts the copies of the next K-step into the stage at `stage` (an element offset)
         // and moves the sources on by one step.
-        let mut issue = |shared: &mut SharedSlice<u16>, stage: u32| {
+        let issue = |shared: &mut SharedSlice<u16>,
+                     stage: u32,
+                     a_src: &mut *const u16,
+                     b_src: &mut *const u16| {
             // SAFETY (both loops): the shape assertions above make every source chunk lie
             // inside `a` and `b` (rows below m and k, columns below k and n, 8 elements inside
             // one row) for every step below `steps`, which is the only time `issue` is called;
@@ -213,15 +234,41 @@ mod body {
             // dynamic shared memory the launch gives (checked by the host launcher), and 16-byte
             // aligned (multiples of 8 elements from a 16-byte aligned start).
             unroll!(j < A_COPIES => {
+                let dst = stage + a_dst + (j * A_ROWS_PER_COPY * BLOCK_K) as u32;
+                let src = a_src.wrapping_add(j * a_copy_stride);
                 // SAFETY: see above.
-                unsafe { async_copy_unchecked(shared, (stage + a_dst[j]) as usize, a_src[j], 8) };
-                a_src[j] = a_src[j].wrapping_add(BLOCK_K);
+                unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
             });
             unroll!(j < B_COPIES => {
+                let dst = stage + b_dst + (j * B_ROWS_PER_COPY * BLOCK_N) as u32;
+                let src = b_src.wrapping_add(j * b_copy_stride);
                 // SAFETY: see above.
-                unsafe { async_copy_unchecked(shared, (stage + b_dst[j]) as usize, b_src[j], 8) };
-                b_src[j] = b_src[j].wrapping_add(b_step);
+                unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
             });
+            *a_src = a_src.wrapping_add(BLOCK_K);
+            *b_src = b_src.wrapping_add(b_step);
+        };
+        // Loads K-slice `slice` of the stage at `stage` into fragments.
+        let load = |shared: &SharedSlice<u16>, stage: u32, slice: usize| -> Fragments {
+            let mut a_frag = [FragmentA::<Bf16>::zeroed(); MMA_TILES.0];
+            unroll!(i < MMA_TILES.0 => {
+                let row = stage + a_frag_offset[slice] + (i * 16 * BLOCK_K) as u32;
+                // SAFETY: `row` + 8 lies in the stage's `A` tile (row below BLOCK_M, column
+                // chunk below CHUNKS.0), inside the dynamic shared memory, 16-byte aligned; all
+                // 32 lanes execute this (no divergence in the kernel up to here).
+                let r = unsafe { ldmatrix_x4_unchecked(shared, row as usize) };
+                a_frag[i] = FragmentA::from_registers(r);
+            });
+            let mut b_frag = [FragmentB::<Bf16>::zeroed(); MMA_TILES.1];
+            unroll!(pair < MMA_TILES.1 / 2 => {
+                let row = stage + b_frag_offset[pair] + (slice * 16 * BLOCK_N) as u32;
+                // SAFETY: as for `A`: inside the stage's `B` tile (k row below BLOCK_K, chunk
+                // below CHUNKS.1), 16-byte aligned, all lanes together.
+                let r = unsafe { ldmatrix_x4_trans_unchecked(shared, row as usize) };
+                b_frag[2 * pair] = FragmentB::from_registers([r[0], r[1]]);
+                b_frag[2 * pair + 1] = FragmentB::from_registers([r[2], r[3]]);
+            });
+            (a_frag, b_frag)
         };
 
         let steps = k / BLOCK_K;
@@ -237,51 +284,56 @@ mod body {
         let mut write_stage = 0u32;
         for step in 0..STAGES - 1 {
             if step < steps {
-                issue(&mut shared, write_stage);
+                issue(&mut shared, write_stage, &mut a_src, &mut b_src);
             }
             async_copy_commit();
             write_stage = advance(write_stage);
         }
+        // Step 0 has arrived (only the STAGES - 2 newest groups may be pending) and is visible
+        // to every thread after the barrier.
+        async_copy_wait::<{ STAGES as u32 - 2 }>();
+        syncthreads();
         let mut read_stage = 0u32;
         let mut acc = [[Accumulator::zeroed(); MMA_TILES.1]; MMA_TILES.0];
+        // The fragments are double-buffered: those of the next K-slice are loaded before the
+        // `mma`s of the current one are issued, so the loads' latency hides behind them.
+        let mut current = load(&shared, read_stage, 0);
         for step in 0..steps {
-            // Groups 0..=step are complete (only the STAGES - 2 newest may be pending), and after
-            // the barrier every thread's copies are visible and every warp is done with the stage
-            // the next copies refill.
-            async_copy_wait::<{ STAGES as u32 - 2 }>();
-            syncthreads();
-            if step + STAGES - 1 < steps {
-                issue(&mut shared, write_stage);
-            }
-            async_copy_commit();
-            write_stage = advance(write_stage);
-
-            unroll!(kk < 2 => {
-                let mut a_frag = [FragmentA::<Bf16>::zeroed(); MMA_TILES.0];
-                unroll!(i < MMA_TILES.0 => {
-                    let row = read_stage + a_frag_offset[kk] + (i * 16 * BLOCK_K) as u32;
-                    // SAFETY: `row` + 8 lies in the stage's `A` tile (row below 128, column
-                    // chunk below 4), inside the dynamic shared memory, 16-byte aligned; all 32
-                    // lanes execute this (no divergence in the kernel up to here).
-                    let r = unsafe { ldmatrix_x4_unchecked(&shared, row as usize) };
-                    a_frag[i] = FragmentA::from_registers(r);
-                });
-                let mut b_frag = [FragmentB::<Bf16>::zeroed(); MMA_TILES.1];
-                unroll!(pair < MMA_TILES.1 / 2 => {
-                    let row = read_stage + b_frag_offset[pair] + (kk * 16 * BLOCK_N) as u32;
-                    // SAFETY: as for `A`: inside the stage's `B` tile (k row below 32, chunk
-                    // below 16), 16-byte aligned, all lanes together.
-                    let r = unsafe { ldmatrix_x4_trans_unchecked(&shared, row as usize) };
-                    b_frag[2 * pair] = FragmentB::from_registers([r[0], r[1]]);
-                    b_frag[2 * pair + 1] = FragmentB::from_registers([r[2], r[3]]);
-                });
+            unroll!(slice < K_SLICES => {
+                let next = if slice + 1 < K_SLICES {
+                    load(&shared, read_stage, slice + 1)
+                } else {
+                    // The last slice of the stage: wait for step + 1's copies (groups up to
+                    // step + 1 are complete when only the STAGES - 2 newest may be pending),
+                    // and after the barrier they are visible to every thread, and every warp
+                    // has loaded its last fragments of this stage, so the copies issued at the
+                    // next step's first slice may refill it.
+                    async_copy_wait::<{ STAGES as u32 - 2 }>();
+                    syncthreads();
+                    // After the last step this loads a stage no copy writes any more: in
+                    // bounds, unused, and cheaper than a branch around it.
+                    read_stage = advance(read_stage);
+                    load(&shared, read_stage, 0)
+                };
+                if slice == 0 {
+                    // Refill the stage read in the previous step (every warp is past the
+                    // barrier that followed its last fragment loads).
+                    if step + STAGES - 1 < steps {
+                        issue(&mut shared, write_stage, &mut a_src, &mut b_src);
+                    }
+                    async_copy_commit();
+                    write_stage = advance(write_stage);
+                }
+                let (a_frag, b_frag) = &current;
                 unroll!(i < MMA_TILES.0 => {
                     unroll!(j < MMA_TILES.1 => {
+                        // Serpentine order over j: consecutive `mma`s share an operand.
+                        let j = if i % 2 == 0 { j } else { MMA_TILES.1 - 1 - j };
                         acc[i][j] = mma_sync(&a_frag[i], &b_frag[j], &acc[i][j]);
                     });
                 });
+                current = next;
             });
-            read_stage = advance(read_stage);
         }
         // Nothing is pending (the last groups were empty), but leave no copy behind.
         async_copy_wait::<0>();
@@ -405,7 +457,7 @@ mod host {
             || !k.is_multiple_of(BLOCK_K)
         {
             return Err(GemmError::Shape(format!(
-                "m = {m}, n = {n}, k = {k}: m and n must be nonzero multiples of {BLOCK_M}, and k a nonzero multiple of {BLOCK_K}"
+                "m = {m}, n = {n}, k = {k}: the kernel needs m a nonzero multiple of {BLOCK_M}, n of {BLOCK_N} and k of {BLOCK_K}"
             )));
         }
         for (name, len, rows, cols) in [("a", a_len, m, k), ("b", b_len, k, n), ("c", c_len, m, n)]

@@ -141,7 +141,16 @@ pub unsafe fn async_copy_unchecked<T: DeviceCopy, S: Shape>(
     Target<T>: Sm80,
 {
     #[cfg(target_arch = "nvptx64")]
-    {
+    if len * core::mem::size_of::<T>() == 16 {
+        // The common 16-byte copy of tensor-core kernels: the destination's shared-state-space
+        // address is the array's (a pure conversion, hoisted out of loops) plus the byte
+        // offset, in 32 bits.
+        let base = crate::backend::mbarrier::shared_address(dst.as_ptr());
+        let destination = base.wrapping_add((start * core::mem::size_of::<T>()) as u32);
+        // SAFETY: the caller's contract, with 16 bytes: both ranges lie in their memories,
+        // 16-byte aligned.
+        unsafe { imp::copy16_unchecked_shared(destination, src.cast()) }
+    } else {
         let bytes = len * core::mem::size_of::<T>();
         // SAFETY: the caller's contract is that of `copy_unchecked`: both ranges lie in their
         // memories, aligned to `bytes`, which is 4, 8 or 16.

@@ -166,11 +166,17 @@ fn unchecked<const M: usize, T, S: Shape>(
     row: usize,
     transpose: bool,
 ) -> [u32; M] {
-    if cfg!(target_arch = "nvptx64") {
-        let used = (crate::warp::lane_id() as usize) < LDMATRIX_ROW_ELEMENTS * M;
-        let address = matrix.as_ptr().wrapping_add(row).cast::<u8>().cast_const();
-        imp::load::<M>(address, used, transpose)
-    } else {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // The array's shared-state-space address (a pure conversion, which the compiler hoists
+        // out of loops) plus the row's byte offset, in 32 bits: a shared window is smaller
+        // than 4 GiB.
+        let base = crate::backend::mbarrier::shared_address(matrix.as_ptr());
+        let address = base.wrapping_add((row * core::mem::size_of::<T>()) as u32);
+        imp::load_shared::<M>(address, transpose)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
         load::<M, T, S>(matrix, row, transpose)
     }
 }

@@ -9,7 +9,7 @@
 //! gemm_bf16 --sizes 4096,8192 --torch-tflops 723,787      # GPU: square sizes, cuBLAS figures
 //! ```
 //!
-//! `--sizes` takes square sizes (each a multiple of 128); the defaults are 4096 and 8192 on a GPU
+//! `--sizes` takes square sizes (each a multiple of 256); the defaults are 4096 and 8192 on a GPU
 //! and 256 x 256 x 64 on the simulator. `--torch-tflops` takes one cuBLAS figure per size (or one
 //! for all), as `bench/torch_matmul.py` prints them, and adds the ratio to it and whether it
 //! reaches the target of 0.5.

@@ -3,57 +3,79 @@
 //! row-major.
 //!
 //! # How it works
-//! - **Block tile** [`BLOCK_M`] x [`BLOCK_N`] x [`BLOCK_K`] = 128 x 128 x 32, computed by
+//! - **Block tile** [`BLOCK_M`] x [`BLOCK_N`] x [`BLOCK_K`] = 128 x 256 x 32, computed by
 //!   [`THREADS`] = 256 threads (8 warps), one block per tile of `C`, on a one-dimensional grid
-//!   of `(M / 128) (N / 128)` blocks ([`blocks`]).
+//!   of `(M / 128) (N / 256)` blocks ([`blocks`]); one block per SM (238 registers a
+//!   thread).
 //! - **Block order** grouped as in Triton's matmul tutorial: blocks `0, 1, 2, ...` walk down
 //!   [`GROUP_M`] = 8 tile rows of one tile column, then the next column of the same 8 rows, and
 //!   so on (the last group has the remaining rows). The blocks resident together then read a few
 //!   rows of `A` and columns of `B`, which stay in L2, instead of all of `B`.
-//! - **Warp tile** 64 x 32: the warps lie 2 (down M) x 4 (across N); warp `w` covers rows
-//!   `64 (w / 4)` and columns `32 (w % 4)` of the block tile, as 4 x 4 tiles of 16 x 8, each one
-//!   `mma.sync.m16n8k16` per 16 of K, accumulating in 64 `f32` registers per lane.
-//! - **Pipeline** of [`STAGES`] = 3 stages in dynamic shared memory ([`SHARED_BYTES`] = 48 KiB,
-//!   the most a block gets without opting in): the `A` and `B` tiles of K-step `t` are copied
-//!   global -> shared with `cp.async` (16-byte copies, two of `A` and two of `B` per thread) into
-//!   stage `t % 3`, two steps ahead of the step being multiplied. Each step waits with
-//!   `async_copy_wait::<{STAGES - 2}>` (so every group but the newest is done: step `t` has
-//!   arrived), then one `syncthreads` makes every thread's copies visible and also says that
-//!   every warp has finished reading stage `(t - 1) % 3`, which the copies issued next refill.
+//! - **Warp tile** 64 x 64: the warps lie 2 (down M) x 4 (across N); warp `w` covers rows
+//!   `64 (w / 4)` and columns `64 (w % 4)` of the block tile, as 4 x 8 tiles of 16 x 8, each one
+//!   `mma.sync.m16n8k16` per 16 of K, accumulating in 128 `f32` registers per lane. Per 16 of K
+//!   a warp issues 32 `mma`s for 8 `ldmatrix.x4` (4 for `A`, 4 for `B`): a 64 x 64 warp tile
+//!   reads half the shared memory per `mma` that a 64 x 32 one does.
+//! - **Pipeline** of [`STAGES`] = 4 stages in dynamic shared memory ([`SHARED_BYTES`] = 96 KiB,
+//!   which the launch opts in to; it fits every GPU from sm_80 on, the consumer ones' 99 KiB
+//!   included): the `A` and `B` tiles of K-step `t` are copied global -> shared with `cp.async`
+//!   (16-byte copies, two of `A` and four of `B` per thread) into stage `t % 4`, three steps
+//!   ahead of the step being multiplied, at the step's first K-slice.
 //! - **Fragments** come from shared memory through `ldmatrix`: `.x4` gives one 16 x 16 `A`
 //!   fragment, `.x4.trans` two 16 x 8 `B` fragments (`B` is stored K x N, so its 8 x 8 matrices
-//!   are transposed on the way into the column layout `mma` takes).
+//!   are transposed on the way into the column layout `mma` takes). They are double-buffered:
+//!   the fragments of the next K-slice are loaded before the current slice's 32 `mma`s are
+//!   issued, across the stage boundary too, so `ldmatrix` latency hides behind the `mma`s.
+//! - **One barrier per K-step**, at its last K-slice: `async_copy_wait::<{STAGES - 2}>` (every
+//!   group but the two newest is done: step `t + 1` has arrived), then `syncthreads`, which makes
+//!   every thread's copies visible and says that every warp has loaded its last fragments of
+//!   stage `t % 4`, which the copies of the next step refill.
 //! - **Epilogue**: each lane writes its accumulator elements straight to `C`.
 //!
 //! # What the inner loop costs
 //! Each thread computes its copy sources, copy destinations and `ldmatrix` rows once, as 32-bit
-//! offsets (the swizzle below makes the per-tile and per-K offsets additive), and the loops over
-//! fragments and accumulators are unrolled (`unroll!`), so the fragments and the 64 accumulators
-//! stay in registers: 124 registers, no stack, 140 SASS instructions per K-step of 32 `mma`s on
-//! sm_90. The copies and `ldmatrix` loads go through the `_unchecked` forms
+//! offsets (the swizzle below makes the per-tile, per-copy and per-K offsets additive), and the
+//! loops over fragments and accumulators are unrolled (`unroll!`), so the fragments and the 128
+//! accumulators stay in registers: 238 registers, no stack, about 147 SASS instructions per
+//! K-step of 64 `mma`s on sm_90 (the 128 x 128 tile of 8 warps of 64 x 32 this replaces took
+//! 140 per 32 `mma`s). The copies and `ldmatrix` loads go through the `_unchecked` forms
 //! ([`async_copy_unchecked`](ferrocuda::device::async_copy_unchecked),
-//! [`ldmatrix_x4_unchecked`](ferrocuda::device::ldmatrix_x4_unchecked)): the shape check at entry
-//! already bounds every index, and on the simulator those forms still check, so the simulator
-//! tests would catch an index that broke the contract. The checked forms, with index math redone
-//! in 64 bits each step, took 538 instructions per step and 255 registers: 87 TFLOP/s at 4096^3
-//! on the H100 against 228 TFLOP/s now (cuBLAS 735, through PyTorch, in the same session).
-//! A 128 x 256 block tile of 8 warps of 64 x 64, or a fourth stage, gained under 7 % more.
+//! [`ldmatrix_x4_unchecked`](ferrocuda::device::ldmatrix_x4_unchecked)), whose GPU paths add
+//! the row's byte offset to the array's shared-state-space address in 32 bits, so `ptxas`
+//! folds the constant offsets into the instructions. The shape check at entry bounds every
+//! index, and on the simulator those forms still check, so the simulator tests would catch an
+//! index that broke the contract. The checked forms, with index math redone in 64 bits each
+//! step, took 538 instructions per 32 `mma`s and 255 registers: 87 TFLOP/s at 4096^3.
+//!
+//! # Measured (H100, CUDA events, `examples/gemm_bf16`)
+//! On 2026-11-23 (`bench/results/h100-2026-11-23-e-gemm.md`): 280-285 TFLOP/s at 4096^3 and
+//! 326-328 at 8192^3, 0.38x and 0.42x cuBLAS through PyTorch in the same runs (737-739 and
+//! 778-787 TFLOP/s); the 128 x 128 tile of 64 x 32 warps this replaces ran at 228 and 247. The
+//! issue's target of 0.5x is missed. Nsight Compute at 8192^3 (SM clock 1.81 GHz): the tensor
+//! pipe is active 51 % of the cycles (cuBLAS's wgmma kernel: 97 % at 1.64 GHz), no `ldmatrix`
+//! bank conflicts, and the SMs receive from L2 twice the sectors the tiles hold (805 M for
+//! 403 M), also with a swizzle that keeps each 32-byte sector's halves in order (which costs
+//! two-way `ldmatrix` conflicts and 10 % of the speed). Variants measured at the same speed
+//! within 3 %: `BLOCK_K` = 64 with 3 stages (144 KiB), 6 stages of 32, the copies split between
+//! the first and last K-slice; the generic (64-bit) shared addresses the unchecked forms used
+//! before cost 4 % at 8192^3.
 //!
 //! # Shared-memory layout: an XOR swizzle
-//! No padding (which would not fit three stages in 48 KiB): the 16-byte chunks of each row are
-//! permuted so that the eight rows one `ldmatrix` matrix reads fall in eight different groups of
-//! four banks. A stage's `A` tile is 128 rows of 32 elements (64 bytes, 4 chunks): element
-//! `(r, k)` lives at `r * 32 + ((k / 8) ^ ((r / 2) % 4)) * 8 + k % 8`. Eight consecutive rows at
-//! the same `k` are then at byte offsets (mod 128) `64 (r % 2) + 16 ((k / 8) ^ ((r / 2) % 4))`:
-//! eight different 16-byte bank groups. A stage's `B` tile is 32 rows of 128 elements (256
-//! bytes, 16 chunks): element `(k, n)` lives at `k * 128 + ((n / 8) ^ (k % 8)) * 8 + n % 8`,
-//! which likewise spreads the eight rows of one matrix over the eight bank groups. The `cp.async`
-//! copies write whole chunks, so they use the same formulas.
+//! No padding: the 16-byte chunks of each row are permuted so that the eight rows one
+//! `ldmatrix` matrix reads fall in eight different groups of four banks. A stage's `A` tile is
+//! 128 rows of 32 elements (64 bytes, 4 chunks): element `(r, k)` lives at
+//! `r * 32 + ((k / 8) ^ ((r / 2) % 4)) * 8 + k % 8`. Eight consecutive rows at the same `k` are
+//! then at byte offsets (mod 128) `64 (r % 2) + 16 ((k / 8) ^ ((r / 2) % 4))`: eight different
+//! 16-byte bank groups. (With `BLOCK_K` = 64, rows of 128 bytes, the term is `r % 8`.) A stage's
+//! `B` tile is 32 rows of 256 elements (512 bytes, 32 chunks): element `(k, n)` lives at
+//! `k * 256 + ((n / 8) ^ (k % 8)) * 8 + n % 8`, which likewise spreads the eight rows of one
+//! matrix over the eight bank groups. The `cp.async` copies write whole chunks, so they use the
+//! same formulas.
 //!
 //! # Sizes
-//! M and N must be multiples of 128 and K a multiple of 32 (no tail handling in this first
-//! version). [`gemm_bf16_launch`] checks that on the host and returns
-//! [`GemmError::Shape`] otherwise; the kernel itself stops with a panic naming the rule.
+//! M must be a multiple of 128, N of 256 and K of 32 (no tail handling). [`gemm_bf16_launch`]
+//! checks that on the host and returns [`GemmError::Shape`] otherwise; the kernel itself stops
+//! with a panic naming the rule.
 //!
 //! # Architecture
 //! `cp.async`, `ldmatrix` and `mma.sync` need sm_80. This crate is built for sm_70 by default
@@ -67,18 +89,18 @@ use ferrocuda::prelude::*;
 /// Rows of `C` (and of `A`) per block.
 pub const BLOCK_M: usize = 128;
 /// Columns of `C` (and of `B`) per block.
-pub const BLOCK_N: usize = 128;
+pub const BLOCK_N: usize = 256;
 /// Elements of K per pipeline stage.
 pub const BLOCK_K: usize = 32;
 /// Stages of the `cp.async` pipeline.
-pub const STAGES: usize = 3;
+pub const STAGES: usize = 4;
 /// Tile rows of `C` that consecutive blocks cover before moving to the next tile column.
 pub const GROUP_M: usize = 8;
 /// Threads per block: 8 warps.
 pub const THREADS: u32 = 256;
 /// Elements (bf16) of one stage: the `A` tile, then the `B` tile.
 const STAGE_ELEMENTS: usize = BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N;
-/// Dynamic shared memory the kernel needs: [`STAGES`] stages of an `A` and a `B` tile, 48 KiB.
+/// Dynamic shared memory the kernel needs: [`STAGES`] stages of an `A` and a `B` tile, 96 KiB.
 pub const SHARED_BYTES: u32 = (STAGES * STAGE_ELEMENTS * 2) as u32;
 /// `c = a b` for row-major bf16 `a` (`m` x `k`), `b` (`k` x `n`) and f32 `c` (`m` x `n`); see
 /// the module documentation. Launch with [`gemm_bf16_launch`], which checks the sizes and the
@@ -104,16 +126,31 @@ mod body {
     const WARP_TILE: (usize, usize) = (BLOCK_M / WARPS.0, BLOCK_N / WARPS.1);
     /// `mma.sync` tiles (16 x 8) per warp along M and along N.
     const MMA_TILES: (usize, usize) = (WARP_TILE.0 / 16, WARP_TILE.1 / 8);
-    /// 16-byte copies of `A` per thread in each K-step.
+    /// `mma.sync` K-slices (16 of K) per K-step.
+    const K_SLICES: usize = BLOCK_K / 16;
+    /// 16-byte chunks per row of a stage's `A` tile and of its `B` tile.
+    const CHUNKS: (usize, usize) = (BLOCK_K / 8, BLOCK_N / 8);
+    /// 16-byte copies of `A` per thread in each K-step; copy `j` is `j * A_ROWS_PER_COPY` rows
+    /// below copy 0.
     const A_COPIES: usize = BLOCK_M * BLOCK_K / 8 / THREADS as usize;
-    /// 16-byte copies of `B` per thread in each K-step.
+    const A_ROWS_PER_COPY: usize = THREADS as usize / CHUNKS.0;
+    /// 16-byte copies of `B` per thread in each K-step, `B_ROWS_PER_COPY` rows apart.
     const B_COPIES: usize = BLOCK_K * BLOCK_N / 8 / THREADS as usize;
+    const B_ROWS_PER_COPY: usize = THREADS as usize / CHUNKS.1;
     const _: () = assert!(WARPS.0 * WARPS.1 * 32 == THREADS as usize);
+    // The swizzles below: `A`'s XOR term `(row / (8 / CHUNKS.0)) % CHUNKS.0` is unchanged by a
+    // multiple of `A_ROWS_PER_COPY` or of 16 rows, `B`'s `row % 8` by a multiple of `B_ROWS_PER_COPY` or of
+    // 16 rows, and a warp's first `B` column is a multiple of 64 (whole groups of 8 chunks).
+    const _: () = assert!(CHUNKS.0 == 4 || CHUNKS.0 == 8);
+    const _: () = assert!(A_ROWS_PER_COPY.is_multiple_of(8) && B_ROWS_PER_COPY.is_multiple_of(8));
+    const _: () = assert!(WARP_TILE.1.is_multiple_of(64) && MMA_TILES.1.is_multiple_of(2));
+    const _: () = assert!(A_COPIES * A_ROWS_PER_COPY == BLOCK_M);
+    const _: () = assert!(B_COPIES * B_ROWS_PER_COPY == BLOCK_K);
 
     /// Flat index in a stage's `A` tile of element `(row, col)` (swizzled; see the module docs).
     #[inline(always)]
     fn a_index(row: usize, col: usize) -> usize {
-        row * BLOCK_K + (((col / 8) ^ ((row / 2) % 4)) * 8) + col % 8
+        row * BLOCK_K + (((col / 8) ^ ((row / (8 / CHUNKS.0)) % CHUNKS.0)) * 8) + col % 8
     }
 
     /// Flat index in a stage's `B` tile of element `(row, col)` (swizzled; see the module docs).
@@ -122,10 +159,17 @@ mod body {
         row * BLOCK_N + (((col / 8) ^ (row % 8)) * 8) + col % 8
     }
 
+    /// One K-slice's operands of a warp: its `A` fragments (one per 16 rows) and `B` fragments
+    /// (one per 8 columns).
+    type Fragments = (
+        [FragmentA<Bf16>; MMA_TILES.0],
+        [FragmentB<Bf16>; MMA_TILES.1],
+    );
+
     pub(super) fn gemm(a: &[bf16], b: &[bf16], c: &mut [f32], m: usize, n: usize, k: usize) {
         assert!(
             m.is_multiple_of(BLOCK_M) && n.is_multiple_of(BLOCK_N) && k.is_multiple_of(BLOCK_K),
-            "gemm_bf16: m and n must be multiples of 128 and k a multiple of 32"
+            "gemm_bf16: m must be a multiple of 128, n of 256 and k of 32"
         );
         assert!(
             block_dim().x == THREADS && block_dim().y == 1 && block_dim().z == 1,
@@ -165,46 +209,45 @@ mod body {
         );
 
         // Per-thread offsets, computed once: the inner loop adds only a stage offset and
-        // constants, in 32 bits, and the copies advance two pointers per operand. (Index math
+        // constants, in 32 bits, and the copies advance one pointer per operand. (Index math
         // redone every step in 64 bits, with a bounds and an alignment check per `cp.async` and
         // `ldmatrix`, took 538 instructions per step and 255 registers: 0.12x cuBLAS.)
         //
-        // Copies: chunk `q = tid + 256 j` (j = 0, 1) of each operand. `A`: row `q / 4`, chunk
-        // `q % 4` of the 128 x 32 tile; `B`: row `q / 16`, chunk `q % 16` of the 32 x 128 tile.
-        let mut a_src = [a.as_ptr(); A_COPIES];
-        let mut a_dst = [0u32; A_COPIES];
-        for j in 0..A_COPIES {
-            let q = tid + j * THREADS as usize;
-            let (row, chunk) = (q / (BLOCK_K / 8), q % (BLOCK_K / 8));
-            a_src[j] = a.as_ptr().wrapping_add((block_row + row) * k + chunk * 8);
-            a_dst[j] = a_index(row, chunk * 8) as u32;
-        }
-        let mut b_src = [b.as_ptr(); B_COPIES];
-        let mut b_dst = [0u32; B_COPIES];
-        for j in 0..B_COPIES {
-            let q = tid + j * THREADS as usize;
-            let (row, chunk) = (q / (BLOCK_N / 8), q % (BLOCK_N / 8));
-            b_src[j] = b.as_ptr().wrapping_add(row * n + block_col + chunk * 8);
-            b_dst[j] = (BLOCK_M * BLOCK_K + b_index(row, chunk * 8)) as u32;
-        }
-        // Fragments: `A`'s row (lanes 0-15 rows 0-15 at column kk, lanes 16-31 at kk + 8) for
-        // kk = 0 and 16; the four 16-row tiles add 16 * 32 elements each, since the swizzle's
-        // `(row / 2) % 4` does not change with a multiple of 16 rows. `B`'s for the two pairs of
-        // n tiles at kk = 0 (matrix `lane / 8`: k rows 0-7 or 8-15, columns 0-7 or 8-15 of the
-        // pair); kk = 16 adds 16 rows, which keeps `row % 8` and so the swizzle.
-        let a_frag_offset =
-            [0, 16].map(|kk| a_index(warp_row + lane % 16, kk + (lane / 16) * 8) as u32);
+        // Copies: chunk `q = tid + THREADS j` of each operand's tile: `A` row `q / CHUNKS.0`,
+        // `B` row `q / CHUNKS.1`. Copy `j` lies `j * A_ROWS_PER_COPY` (`B_ROWS_PER_COPY`) rows
+        // below copy 0, in global memory and in the tile (the swizzle keeps the row offset
+        // additive; see the assertions above).
+        let (a_row, a_chunk) = (tid / CHUNKS.0, tid % CHUNKS.0);
+        let mut a_src = a
+            .as_ptr()
+            .wrapping_add((block_row + a_row) * k + a_chunk * 8);
+        let a_dst = a_index(a_row, a_chunk * 8) as u32;
+        let (b_row, b_chunk) = (tid / CHUNKS.1, tid % CHUNKS.1);
+        let mut b_src = b.as_ptr().wrapping_add(b_row * n + block_col + b_chunk * 8);
+        let b_dst = (BLOCK_M * BLOCK_K + b_index(b_row, b_chunk * 8)) as u32;
+        let (a_copy_stride, b_copy_stride) = (A_ROWS_PER_COPY * k, B_ROWS_PER_COPY * n);
+        let b_step = BLOCK_K * n;
+        // Fragments: `A`'s row (lanes 0-15 rows 0-15 at column 16 s, lanes 16-31 at 16 s + 8)
+        // for K-slice `s`; the 16-row tiles add 16 * BLOCK_K elements each (the swizzle's
+        // `(row / 2) % CHUNKS.0` does not change with 16 rows). `B`'s for each pair of n tiles
+        // at K-slice 0 (matrix `lane / 8`: k rows 0-7 or 8-15, columns 0-7 or 8-15 of the
+        // pair); K-slice `s` adds 16 s rows, which keeps `row % 8` and so the swizzle.
+        let a_frag_offset = core::array::from_fn::<u32, K_SLICES, _>(|slice| {
+            a_index(warp_row + lane % 16, slice * 16 + (lane / 16) * 8) as u32
+        });
         let b_frag_offset = core::array::from_fn::<u32, { MMA_TILES.1 / 2 }, _>(|pair| {
             let matrix = lane / 8;
             let row = lane % 8 + 8 * (matrix % 2);
             let col = warp_col + pair * 16 + 8 * (matrix / 2);
             (BLOCK_M * BLOCK_K + b_index(row, col)) as u32
         });
-        let b_step = BLOCK_K * n;
 
         // Starts the copies of the next K-step into the stage at `stage` (an element offset)
         // and moves the sources on by one step.
-        let mut issue = |shared: &mut SharedSlice<u16>, stage: u32| {
+        let issue = |shared: &mut SharedSlice<u16>,
+                     stage: u32,
+                     a_src: &mut *const u16,
+                     b_src: &mut *const u16| {
             // SAFETY (both loops): the shape assertions above make every source chunk lie
             // inside `a` and `b` (rows below m and k, columns below k and n, 8 elements inside
             // one row) for every step below `steps`, which is the only time `issue` is called;
@@ -213,15 +256,41 @@ mod body {
             // dynamic shared memory the launch gives (checked by the host launcher), and 16-byte
             // aligned (multiples of 8 elements from a 16-byte aligned start).
             unroll!(j < A_COPIES => {
+                let dst = stage + a_dst + (j * A_ROWS_PER_COPY * BLOCK_K) as u32;
+                let src = a_src.wrapping_add(j * a_copy_stride);
                 // SAFETY: see above.
-                unsafe { async_copy_unchecked(shared, (stage + a_dst[j]) as usize, a_src[j], 8) };
-                a_src[j] = a_src[j].wrapping_add(BLOCK_K);
+                unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
             });
             unroll!(j < B_COPIES => {
+                let dst = stage + b_dst + (j * B_ROWS_PER_COPY * BLOCK_N) as u32;
+                let src = b_src.wrapping_add(j * b_copy_stride);
                 // SAFETY: see above.
-                unsafe { async_copy_unchecked(shared, (stage + b_dst[j]) as usize, b_src[j], 8) };
-                b_src[j] = b_src[j].wrapping_add(b_step);
+                unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
             });
+            *a_src = a_src.wrapping_add(BLOCK_K);
+            *b_src = b_src.wrapping_add(b_step);
+        };
+        // Loads K-slice `slice` of the stage at `stage` into fragments.
+        let load = |shared: &SharedSlice<u16>, stage: u32, slice: usize| -> Fragments {
+            let mut a_frag = [FragmentA::<Bf16>::zeroed(); MMA_TILES.0];
+            unroll!(i < MMA_TILES.0 => {
+                let row = stage + a_frag_offset[slice] + (i * 16 * BLOCK_K) as u32;
+                // SAFETY: `row` + 8 lies in the stage's `A` tile (row below BLOCK_M, column
+                // chunk below CHUNKS.0), inside the dynamic shared memory, 16-byte aligned; all
+                // 32 lanes execute this (no divergence in the kernel up to here).
+                let r = unsafe { ldmatrix_x4_unchecked(shared, row as usize) };
+                a_frag[i] = FragmentA::from_registers(r);
+            });
+            let mut b_frag = [FragmentB::<Bf16>::zeroed(); MMA_TILES.1];
+            unroll!(pair < MMA_TILES.1 / 2 => {
+                let row = stage + b_frag_offset[pair] + (slice * 16 * BLOCK_N) as u32;
+                // SAFETY: as for `A`: inside the stage's `B` tile (k row below BLOCK_K, chunk
+                // below CHUNKS.1), 16-byte aligned, all lanes together.
+                let r = unsafe { ldmatrix_x4_trans_unchecked(shared, row as usize) };
+                b_frag[2 * pair] = FragmentB::from_registers([r[0], r[1]]);
+                b_frag[2 * pair + 1] = FragmentB::from_registers([r[2], r[3]]);
+            });
+            (a_frag, b_frag)
         };
 
         let steps = k / BLOCK_K;
@@ -237,51 +306,56 @@ mod body {
         let mut write_stage = 0u32;
         for step in 0..STAGES - 1 {
             if step < steps {
-                issue(&mut shared, write_stage);
+                issue(&mut shared, write_stage, &mut a_src, &mut b_src);
             }
             async_copy_commit();
             write_stage = advance(write_stage);
         }
+        // Step 0 has arrived (only the STAGES - 2 newest groups may be pending) and is visible
+        // to every thread after the barrier.
+        async_copy_wait::<{ STAGES as u32 - 2 }>();
+        syncthreads();
         let mut read_stage = 0u32;
         let mut acc = [[Accumulator::zeroed(); MMA_TILES.1]; MMA_TILES.0];
+        // The fragments are double-buffered: those of the next K-slice are loaded before the
+        // `mma`s of the current one are issued, so the loads' latency hides behind them.
+        let mut current = load(&shared, read_stage, 0);
         for step in 0..steps {
-            // Groups 0..=step are complete (only the STAGES - 2 newest may be pending), and after
-            // the barrier every thread's copies are visible and every warp is done with the stage
-            // the next copies refill.
-            async_copy_wait::<{ STAGES as u32 - 2 }>();
-            syncthreads();
-            if step + STAGES - 1 < steps {
-                issue(&mut shared, write_stage);
-            }
-            async_copy_commit();
-            write_stage = advance(write_stage);
-
-            unroll!(kk < 2 => {
-                let mut a_frag = [FragmentA::<Bf16>::zeroed(); MMA_TILES.0];
-                unroll!(i < MMA_TILES.0 => {
-                    let row = read_stage + a_frag_offset[kk] + (i * 16 * BLOCK_K) as u32;
-                    // SAFETY: `row` + 8 lies in the stage's `A` tile (row below 128, column
-                    // chunk below 4), inside the dynamic shared memory, 16-byte aligned; all 32
-                    // lanes execute this (no divergence in the kernel up to here).
-                    let r = unsafe { ldmatrix_x4_unchecked(&shared, row as usize) };
-                    a_frag[i] = FragmentA::from_registers(r);
-                });
-                let mut b_frag = [FragmentB::<Bf16>::zeroed(); MMA_TILES.1];
-                unroll!(pair < MMA_TILES.1 / 2 => {
-                    let row = read_stage + b_frag_offset[pair] + (kk * 16 * BLOCK_N) as u32;
-                    // SAFETY: as for `A`: inside the stage's `B` tile (k row below 32, chunk
-                    // below 16), 16-byte aligned, all lanes together.
-                    let r = unsafe { ldmatrix_x4_trans_unchecked(&shared, row as usize) };
-                    b_frag[2 * pair] = FragmentB::from_registers([r[0], r[1]]);
-                    b_frag[2 * pair + 1] = FragmentB::from_registers([r[2], r[3]]);
-                });
+            unroll!(slice < K_SLICES => {
+                let next = if slice + 1 < K_SLICES {
+                    load(&shared, read_stage, slice + 1)
+                } else {
+                    // The last slice of the stage: wait for step + 1's copies (groups up to
+                    // step + 1 are complete when only the STAGES - 2 newest may be pending),
+                    // and after the barrier they are visible to every thread, and every warp
+                    // has loaded its last fragments of this stage, so the copies issued at the
+                    // next step's first slice may refill it.
+                    async_copy_wait::<{ STAGES as u32 - 2 }>();
+                    syncthreads();
+                    // After the last step this loads a stage no copy writes any more: in
+                    // bounds, unused, and cheaper than a branch around it.
+                    read_stage = advance(read_stage);
+                    load(&shared, read_stage, 0)
+                };
+                if slice == 0 {
+                    // Refill the stage read in the previous step (every warp is past the
+                    // barrier that followed its last fragment loads).
+                    if step + STAGES - 1 < steps {
+                        issue(&mut shared, write_stage, &mut a_src, &mut b_src);
+                    }
+                    async_copy_commit();
+                    write_stage = advance(write_stage);
+                }
+                let (a_frag, b_frag) = &current;
                 unroll!(i < MMA_TILES.0 => {
                     unroll!(j < MMA_TILES.1 => {
+                        // Serpentine order over j: consecutive `mma`s share an operand.
+                        let j = if i.is_multiple_of(2) { j } else { MMA_TILES.1 - 1 - j };
                         acc[i][j] = mma_sync(&a_frag[i], &b_frag[j], &acc[i][j]);
                     });
                 });
+                current = next;
             });
-            read_stage = advance(read_stage);
         }
         // Nothing is pending (the last groups were empty), but leave no copy behind.
         async_copy_wait::<0>();
@@ -326,7 +400,7 @@ mod host {
     /// Why [`gemm_bf16_launch`] did not launch.
     #[derive(Debug)]
     pub enum GemmError {
-        /// A size breaks the kernel's rule (M and N multiples of 128, K of 32, none zero), or a
+        /// A size breaks the kernel's rule (M a multiple of 128, N of 256, K of 32, none zero), or a
         /// buffer is shorter than its matrix.
         Shape(String),
         /// The kernels' PTX targets an architecture older than sm_80 and the device is a GPU.
@@ -367,7 +441,7 @@ mod host {
     }
 
     /// The grid of [`gemm_bf16`] for an `m` x `n` `C` (sizes checked by [`check_shape`]): one
-    /// block per 128 x 128 tile.
+    /// block per 128 x 256 tile.
     pub fn blocks(m: usize, n: usize) -> u32 {
         ((m / BLOCK_M) * (n / BLOCK_N)) as u32
     }
@@ -405,7 +479,7 @@ mod host {
             || !k.is_multiple_of(BLOCK_K)
         {
             return Err(GemmError::Shape(format!(
-                "m = {m}, n = {n}, k = {k}: m and n must be nonzero multiples of {BLOCK_M}, and k a nonzero multiple of {BLOCK_K}"
+                "m = {m}, n = {n}, k = {k}: the kernel needs m a nonzero multiple of {BLOCK_M}, n of {BLOCK_N} and k of {BLOCK_K}"
             )));
         }
         for (name, len, rows, cols) in [("a", a_len, m, k), ("b", b_len, k, n), ("c", c_len, m, n)]
@@ -428,8 +502,8 @@ mod host {
         Ok(())
     }
 
-    /// Queues `c = a b` on `stream` (see [`gemm_bf16`]) after checking the sizes (M and N
-    /// nonzero multiples of 128, K of 32, buffers long enough) and, on a GPU, that the PTX
+    /// Queues `c = a b` on `stream` (see [`gemm_bf16`]) after checking the sizes (M a nonzero
+    /// multiple of 128, N of 256, K of 32, buffers long enough) and, on a GPU, that the PTX
     /// targets sm_80 or newer.
     pub fn gemm_bf16_launch(
         stream: &Stream,

@@ -1,7 +1,9 @@
 //! The tensor-core bf16 GEMM (`kernels_nvptx::gemm_bf16`) against an `f64` CPU reference on the
-//! simulator and the GPU: one K-step (fewer steps than the pipeline's stages), three, and five
-//! (the stages are reused), over several blocks in both directions and over two groups of the
-//! grouped block order; and the sizes the host rejects.
+//! simulator and the GPU: one K-step (fewer steps than the pipeline's stages), as many steps as
+//! stages, and more (the stages are reused, twice at nine steps), over several blocks in both
+//! directions and over two groups of the grouped block order; and the sizes the host rejects.
+//! The sizes are written in tiles and K-steps (`BLOCK_M`, `BLOCK_N`, `BLOCK_K`, `STAGES`), so
+//! they keep their meaning when the tile changes.
 //!
 //! bf16 values come from the `half` crate (an independent rounding), and the reference is summed
 //! in `f64` from the same bf16 values. Per element the result may differ from it by
@@ -16,7 +18,9 @@
 use ferrocuda::device::half::bf16;
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{assert_gemm_close, device_tests, random_bf16};
-use kernels_nvptx::gemm_bf16::{GemmError, gemm_bf16_launch, ptx_architecture};
+use kernels_nvptx::gemm_bf16::{
+    BLOCK_K, BLOCK_M, BLOCK_N, GROUP_M, GemmError, STAGES, gemm_bf16_launch, ptx_architecture,
+};
 
 /// Whether the kernel can run on `device` (else it says why it skips).
 fn runs_on(device: &Device) -> bool {
@@ -64,47 +68,64 @@ fn rejected(device: &Device, (m, n, k): (usize, usize, usize), lengths: [usize; 
 device_tests! {
     fn gemm_bf16_one_block_one_step(device) {
         if runs_on(device) {
-            check(device, 128, 128, 32);
+            check(device, BLOCK_M, BLOCK_N, BLOCK_K);
         }
     }
 
-    fn gemm_bf16_two_block_rows_three_steps(device) {
+    fn gemm_bf16_two_block_rows_as_many_steps_as_stages(device) {
         if runs_on(device) {
-            check(device, 256, 128, 96);
+            check(device, 2 * BLOCK_M, BLOCK_N, STAGES * BLOCK_K);
         }
     }
 
-    fn gemm_bf16_two_block_columns_five_steps(device) {
+    fn gemm_bf16_two_block_columns_one_step_more_than_stages(device) {
         if runs_on(device) {
-            check(device, 128, 256, 160);
+            check(device, BLOCK_M, 2 * BLOCK_N, (STAGES + 1) * BLOCK_K);
         }
     }
 
-    fn gemm_bf16_nine_block_rows_in_two_groups(device) {
-        // 9 tile rows: one group of GROUP_M = 8 and one of a single row, two tile columns.
+    fn gemm_bf16_two_by_two_blocks_nine_steps(device) {
         if runs_on(device) {
-            check(device, 9 * 128, 256, 32);
+            check(device, 2 * BLOCK_M, 2 * BLOCK_N, 9 * BLOCK_K);
+        }
+    }
+
+    fn gemm_bf16_block_rows_in_two_groups(device) {
+        // GROUP_M + 1 tile rows: one group of GROUP_M and one of a single row, two tile columns.
+        if runs_on(device) {
+            check(device, (GROUP_M + 1) * BLOCK_M, 2 * BLOCK_N, BLOCK_K);
         }
     }
 
     fn gemm_bf16_rejects_sizes_off_the_tile(device) {
-        let message = rejected(device, (100, 128, 32), [100 * 32, 32 * 128, 100 * 128]);
+        let (m, n, k) = (BLOCK_M, BLOCK_N, BLOCK_K);
+        let message = rejected(device, (100, n, k), [100 * k, k * n, 100 * n]);
         assert!(
-            message.contains("m = 100") && message.contains("multiples of 128"),
+            message.contains("m = 100") && message.contains(&format!("m a nonzero multiple of {m}")),
             "{message}"
         );
-        let message = rejected(device, (128, 128, 40), [128 * 40, 40 * 128, 128 * 128]);
-        assert!(message.contains("k = 40") && message.contains("multiple of 32"), "{message}");
+        let message = rejected(device, (m, 128 + n, k), [m * k, k * (128 + n), m * (128 + n)]);
+        assert!(
+            message.contains(&format!("n = {}", 128 + n))
+                && message.contains(&format!("n of {n}")),
+            "{message}"
+        );
+        let message = rejected(device, (m, n, k + 8), [m * (k + 8), (k + 8) * n, m * n]);
+        assert!(
+            message.contains(&format!("k = {}", k + 8)) && message.contains(&format!("k of {k}")),
+            "{message}"
+        );
         let message = rejected(device, (1 << 20, 1 << 20, 1 << 20), [1, 1, 1]);
         assert!(
             message.contains("a is 1048576 x 1048576") && message.contains("at most 4294967295"),
             "{message}"
         );
-        let message = rejected(device, (0, 128, 32), [1, 32 * 128, 1]);
+        let message = rejected(device, (0, n, k), [1, k * n, 1]);
         assert!(message.contains("m = 0"), "{message}");
-        let message = rejected(device, (128, 128, 32), [128 * 32, 32 * 128 - 1, 128 * 128]);
+        let message = rejected(device, (m, n, k), [m * k, k * n - 1, m * n]);
         assert!(
-            message.contains("b holds 4095 elements") && message.contains("32 x 128"),
+            message.contains(&format!("b holds {} elements", k * n - 1))
+                && message.contains(&format!("{k} x {n}")),
             "{message}"
         );
     }

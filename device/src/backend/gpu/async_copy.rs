@@ -106,6 +106,25 @@ pub(crate) unsafe fn copy_unchecked(
     }
 }
 
+/// [`copy_unchecked`] of 16 bytes to the 32-bit shared-state-space address `destination`: the
+/// form of the façade's unchecked copies, whose destination arithmetic then stays in 32 bits.
+///
+/// # Safety
+/// As [`copy_unchecked`] with `bytes = source_bytes = 16`.
+#[inline(always)]
+pub(crate) unsafe fn copy16_unchecked_shared(destination: u32, source: *const u8) {
+    // SAFETY: the caller's contract: 16 bytes at `destination` in a shared array and 16
+    // readable bytes at `source` in global memory, both 16-byte aligned.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {s};",
+            "cp.async.cg.shared.global [{d}], [g], 16, 16; }}",
+            d = in(reg32) destination, s = in(reg64) source,
+            options(nostack)
+        )
+    }
+}
+
 /// `cp.async.commit_group`.
 #[cfg(target_feature = "sm_80")]
 #[inline(always)]

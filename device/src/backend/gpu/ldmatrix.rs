@@ -26,6 +26,43 @@ macro_rules! ldmatrix_asm {
     };
 }
 
+/// The same instruction on a 32-bit shared-state-space row address (no conversion inside).
+macro_rules! ldmatrix_shared_asm {
+    ($shape:literal, [$($out:ident),+], $address:expr) => {{
+        $(let $out: u32;)+
+        // SAFETY: as `ldmatrix_asm!`, with the row address already in the shared state space.
+        unsafe {
+            core::arch::asm!(
+                concat!("ldmatrix.sync.aligned.m8n8.", $shape, ".shared.b16 {{",
+                    ldmatrix_asm!(@list $($out),+), "}}, [{a}];"),
+                a = in(reg32) $address,
+                $($out = out(reg32) $out,)+
+                options(readonly, nostack)
+            );
+        }
+        [$($out),+]
+    }};
+}
+
+/// Loads `M` matrices (1, 2 or 4) from the 32-bit shared-state-space row address `address`:
+/// the form of the façade's unchecked loads, whose address arithmetic then stays in 32 bits
+/// (a generic address costs a 64-bit multiply-add per load in an inner loop).
+#[inline(always)]
+pub(crate) fn load_shared<const M: usize>(address: u32, transpose: bool) -> [u32; M] {
+    let mut out = [0u32; M];
+    match (M, transpose) {
+        (1, false) => out.copy_from_slice(&ldmatrix_shared_asm!("x1", [r0], address)),
+        (1, true) => out.copy_from_slice(&ldmatrix_shared_asm!("x1.trans", [r0], address)),
+        (2, false) => out.copy_from_slice(&ldmatrix_shared_asm!("x2", [r0, r1], address)),
+        (2, true) => out.copy_from_slice(&ldmatrix_shared_asm!("x2.trans", [r0, r1], address)),
+        (_, false) => out.copy_from_slice(&ldmatrix_shared_asm!("x4", [r0, r1, r2, r3], address)),
+        (_, true) => {
+            out.copy_from_slice(&ldmatrix_shared_asm!("x4.trans", [r0, r1, r2, r3], address))
+        }
+    }
+    out
+}
+
 /// Loads `M` matrices (1, 2 or 4); `used` is for the simulator.
 #[inline(always)]
 pub(crate) fn load<const M: usize>(row: *const u8, used: bool, transpose: bool) -> [u32; M] {

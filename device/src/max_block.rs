@@ -29,7 +29,7 @@ pub const fn is_valid_max_block(dims: [u32; 3]) -> bool {
     x >= 1
         && y >= 1
         && z >= 1
-        && (x as u64) * (y as u64) * (z as u64) <= MAX_THREADS_PER_BLOCK as u64
+        && (x as u128) * (y as u128) * (z as u128) <= MAX_THREADS_PER_BLOCK as u128
 }
 
 /// Tells the compiler that the block is at most `dims` along each dimension, so every thread

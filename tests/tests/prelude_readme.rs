@@ -134,8 +134,10 @@ const NOT_API: &[&str] = &[
     // Crates, and Numba's and CUDA's names (`cuda.grid`; CUDA's `rsqrtf` is `fast_rsqrt`).
     "libm", "num", "traits", "cuda", "rsqrtf", "__sinf", "__cosf", "__log2f", "__expf",
     "__fdividef", "approx", "fma", "rn",
-    // `#[kernel(instances(...))]`, `#[kernel(fast_math(...))]` and `#[kernel(cooperative)]`.
+    // `#[kernel(instances(...))]`, `#[kernel(fast_math(...))]`, `#[kernel(cooperative)]` and
+    // `#[kernel(max_block(...))]` (CUDA's `__launch_bounds__`).
     "instances", "fast_math", "contract", "approx_div", "approx_sqrt", "cooperative",
+    "max_block", "__launch_bounds__",
     // CUDA's and Numba's grid barrier, `this_grid().sync()`.
     "this_grid", "sync",
 ];

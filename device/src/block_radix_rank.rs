@@ -161,7 +161,7 @@ pub fn block_radix_rank<const ITEMS: usize, S: Shape<Index = usize>, T: Shape<In
     // the lane mask is the constant full mask: with a mask known only at run time, ptxas wraps
     // the ballots and the shuffle in convergence checks (a `REDUX.OR` and a branch), 8% of the
     // instructions of a radix sort's pass.
-    let mut ranks = if threads % WARP_SIZE == 0 {
+    let mut ranks = if threads.is_multiple_of(WARP_SIZE) {
         warp_ranks(counters, digits, radix_bits, stride, FULL_MASK, lanes.lane)
     } else {
         warp_ranks(counters, digits, radix_bits, stride, lanes.mask, lanes.lane)
@@ -228,10 +228,11 @@ fn warp_ranks<const ITEMS: usize, S: Shape<Index = usize>>(
         // registers; `radix_bits` is the same in every lane, so the ballots stay converged.
         for bit in 0..MAX_RADIX_BITS {
             if bit < radix_bits {
-                let set = (digit >> bit) & 1;
-                let vote = ballot_sync(mask, set != 0);
-                // The lanes that voted as this one: `vote` if its bit is set, else `!vote`.
-                peers &= vote ^ set.wrapping_sub(1);
+                let set = (digit >> bit) & 1 != 0;
+                let vote = ballot_sync(mask, set);
+                // The lanes that voted as this one. (Written `vote ^ (bit - 1)`, ptxas made 6
+                // instructions of each bit instead of 4.)
+                peers &= if set { vote } else { !vote };
             }
         }
         let leader = WARP_SIZE - 1 - peers.leading_zeros();

@@ -530,13 +530,16 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     const { assert!(SORT_THREADS.is_multiple_of(WARP_SIZE)) };
     let warp_size = WARP_SIZE as usize;
     let striped = t / warp_size * warp_size * SORT_ITEMS + t % warp_size;
-    let full = valid == SORT_TILE;
+    // A full tile, and values (if this pass loads them) as many as the keys: the kernels are
+    // public, so a launch with fewer values must fall back to the checked loads.
+    let full = valid == SORT_TILE && (!separate || values_in.len() >= n);
     let mut keys = [<K::Bits as RadixBits>::MAX; SORT_ITEMS];
     let mut values = [None; SORT_ITEMS];
     for_each_item::<SORT_ITEMS>(|i| {
         let index = first + striped + warp_size * i;
         if full {
-            // SAFETY: `index < first + SORT_TILE <= n`, the length of both inputs.
+            // SAFETY: `index < first + SORT_TILE <= n`, the length of `keys_in` and, when the
+            // values are loaded here (`separate`), at most that of `values_in` (`full`).
             unsafe {
                 keys[i] = keys_in.get_unchecked(index).to_bits();
                 if separate {

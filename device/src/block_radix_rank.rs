@@ -27,7 +27,9 @@
 //!    them adds the group's size to the warp's counter of that digit with one shared atomic and
 //!    shuffles the counter's old value to the group; a lane's rank within the warp is that value
 //!    plus the lanes of its group below it.
-//! 2. The counters, laid out digit-major (`digit * warps + warp`), are scanned exclusively, each
+//! 2. The counters, laid out digit-major (`digit * stride + warp`, the stride being
+//!    the warps rounded up to an odd number, so that the counters of 32 consecutive digits lie
+//!    in 32 different banks of shared memory), are scanned exclusively, each
 //!    thread summing a contiguous chunk and a [`block_exclusive_scan`] combining the chunks. The
 //!    counter of `(digit, warp)` then holds the number of keys of the block with a smaller digit,
 //!    plus those with the same digit in earlier warps.
@@ -53,16 +55,26 @@ use crate::block_collectives::block_exclusive_scan;
 use crate::index::{block_dim, thread_rank};
 use crate::shared::{Shape, Shared};
 use crate::sync::syncthreads;
-use crate::warp::{WARP_SIZE, ballot_sync, shfl_sync};
+use crate::warp::{FULL_MASK, WARP_SIZE, ballot_sync, shfl_sync};
 use crate::warp_collectives::WarpLanes;
 
 /// The most bits a digit of [`block_radix_rank`] may have (256 counters per warp).
 pub const MAX_RADIX_BITS: u32 = 8;
 
 /// The counters [`block_radix_rank`] needs for digits of `radix_bits` bits in a block of
-/// `block_threads` threads: `2^radix_bits` per warp, plus one for the block's total.
+/// `block_threads` threads: `2^radix_bits` per warp (with one more per digit for an even number
+/// of warps, so that the counters of consecutive digits fall in different banks), plus one for
+/// the block's total.
 pub const fn radix_rank_counters_len(radix_bits: u32, block_threads: u32) -> usize {
-    (1usize << radix_bits) * block_threads.div_ceil(WARP_SIZE) as usize + 1
+    (1usize << radix_bits) * counter_stride(block_threads.div_ceil(WARP_SIZE)) as usize + 1
+}
+
+/// The distance between the counters of consecutive digits for `warps` warps: `warps` rounded up
+/// to an odd number. The counters of one digit are consecutive (one per warp); an odd stride puts
+/// those of 32 consecutive digits in 32 different banks, where a stride of 8 (8 warps) put them
+/// in 4 and serialized a warp's accesses up to 8-way.
+const fn counter_stride(warps: u32) -> u32 {
+    warps | 1
 }
 
 /// The most items per thread [`for_each_item`] (and so [`block_radix_rank`]) takes.
@@ -125,11 +137,12 @@ pub fn block_radix_rank<const ITEMS: usize, S: Shape<Index = usize>, T: Shape<In
     let rank = thread_rank();
     let warp = rank / WARP_SIZE;
     let warps = threads.div_ceil(WARP_SIZE);
+    let stride = counter_stride(warps);
     let lanes = WarpLanes::here();
     if radix_bits == 0 || radix_bits > MAX_RADIX_BITS {
         bad_radix_bits(radix_bits);
     }
-    let total = (1u32 << radix_bits) * warps;
+    let total = (1u32 << radix_bits) * stride;
     if counters.len() <= total as usize {
         counters_too_small(counters.len(), total as usize + 1, radix_bits, threads);
     }
@@ -144,31 +157,15 @@ pub fn block_radix_rank<const ITEMS: usize, S: Shape<Index = usize>, T: Shape<In
     }
     syncthreads();
 
-    // 1. Ranks within the warp, and the warp's count of each digit.
-    let below = (1u32 << lanes.lane) - 1;
-    let mut ranks = [0u32; ITEMS];
-    for_each_item::<ITEMS>(|i| {
-        let digit = digits[i];
-        if digit >> radix_bits != 0 {
-            digit_too_large(digit, radix_bits);
-        }
-        let mut peers = lanes.mask;
-        // A constant trip count, so that the loop over the items unrolls and `ranks` stays in
-        // registers; `radix_bits` is the same in every lane, so the ballots stay converged.
-        for bit in 0..MAX_RADIX_BITS {
-            if bit < radix_bits {
-                let set = (digit >> bit) & 1 != 0;
-                let vote = ballot_sync(lanes.mask, set);
-                peers &= if set { vote } else { !vote };
-            }
-        }
-        let leader = WARP_SIZE - 1 - peers.leading_zeros();
-        let mut old = 0;
-        if lanes.lane == leader {
-            old = counters.atomic_add((digit * warps + warp) as usize, peers.count_ones());
-        }
-        ranks[i] = shfl_sync(lanes.mask, old, leader).wrapping_add((peers & below).count_ones());
-    });
+    // 1. Ranks within the warp, and the warp's count of each digit. In a block of whole warps
+    // the lane mask is the constant full mask: with a mask known only at run time, ptxas wraps
+    // the ballots and the shuffle in convergence checks (a `REDUX.OR` and a branch), 8% of the
+    // instructions of a radix sort's pass.
+    let mut ranks = if threads.is_multiple_of(WARP_SIZE) {
+        warp_ranks(counters, digits, radix_bits, stride, FULL_MASK, lanes.lane)
+    } else {
+        warp_ranks(counters, digits, radix_bits, stride, lanes.mask, lanes.lane)
+    };
     syncthreads();
 
     // 2. The exclusive scan of the counters, digit-major, one contiguous chunk per thread.
@@ -199,8 +196,51 @@ pub fn block_radix_rank<const ITEMS: usize, S: Shape<Index = usize>, T: Shape<In
     // 3. The block-wide ranks.
     for_each_item::<ITEMS>(|i| {
         // SAFETY: `digits[i] < 2^radix_bits` (checked in step 1), so the index is below `total`.
-        let base = unsafe { counters.get_unchecked((digits[i] * warps + warp) as usize) };
+        let base = unsafe { counters.get_unchecked((digits[i] * stride + warp) as usize) };
         ranks[i] = ranks[i].wrapping_add(base);
+    });
+    ranks
+}
+
+/// Step 1 of [`block_radix_rank`]: each digit's rank among the equal digits of this thread's
+/// warp (in the warp-striped order), after adding the warp's count of each digit to its
+/// counter (`digit * stride + warp`); `mask` is the warp's lanes, `lane` this thread's.
+#[inline(always)]
+#[track_caller]
+fn warp_ranks<const ITEMS: usize, S: Shape<Index = usize>>(
+    counters: &mut Shared<u32, S>,
+    digits: [u32; ITEMS],
+    radix_bits: u32,
+    stride: u32,
+    mask: u32,
+    lane: u32,
+) -> [u32; ITEMS] {
+    let warp = thread_rank() / WARP_SIZE;
+    let below = (1u32 << lane) - 1;
+    let mut ranks = [0u32; ITEMS];
+    for_each_item::<ITEMS>(|i| {
+        let digit = digits[i];
+        if digit >> radix_bits != 0 {
+            digit_too_large(digit, radix_bits);
+        }
+        let mut peers = mask;
+        // A constant trip count, so that the loop over the items unrolls and `ranks` stays in
+        // registers; `radix_bits` is the same in every lane, so the ballots stay converged.
+        for bit in 0..MAX_RADIX_BITS {
+            if bit < radix_bits {
+                let set = (digit >> bit) & 1 != 0;
+                let vote = ballot_sync(mask, set);
+                // The lanes that voted as this one. (Written `vote ^ (bit - 1)`, ptxas made 6
+                // instructions of each bit instead of 4.)
+                peers &= if set { vote } else { !vote };
+            }
+        }
+        let leader = WARP_SIZE - 1 - peers.leading_zeros();
+        let mut old = 0;
+        if lane == leader {
+            old = counters.atomic_add((digit * stride + warp) as usize, peers.count_ones());
+        }
+        ranks[i] = shfl_sync(mask, old, leader).wrapping_add((peers & below).count_ones());
     });
     ranks
 }
@@ -219,8 +259,8 @@ pub fn block_radix_digit_start<S: Shape<Index = usize>>(
     digit: u32,
 ) -> u32 {
     let d = block_dim();
-    let warps = (d.x * d.y * d.z).div_ceil(WARP_SIZE);
-    counters.get((digit * warps) as usize)
+    let stride = counter_stride((d.x * d.y * d.z).div_ceil(WARP_SIZE));
+    counters.get((digit * stride) as usize)
 }
 
 /// The panic of a `radix_bits` out of range.

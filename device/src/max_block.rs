@@ -13,11 +13,16 @@
 //! what the compiler assumed, so a larger block is an error that names the kernel, the block and
 //! the bound, never a launch.
 //!
+//! `min_blocks_per_sm(n)` beside it asks ptxas to leave room for `n` blocks per multiprocessor
+//! (`.minnctapersm n`, CUDA C's second `__launch_bounds__` argument), which caps the registers
+//! per thread at what `n` blocks of the bound's size leave each.
+//!
 //! How the bound reaches the compiler: the macro leaves a marker static in nvptx-builder's link
-//! section `MAX_BLOCK_SECTION` whose bytes are `<entry symbol>=XXXX,YYYY,ZZZZ` (each dimension in four
-//! decimal digits, [`max_block_marker`]); nvptx-builder reads and removes the markers and gives
-//! each named entry LLVM's `"nvvm.maxntid"` attribute before optimising, which both narrows the
-//! thread indices and writes `.maxntid`.
+//! section `MAX_BLOCK_SECTION` whose bytes are `<entry symbol>=XXXX,YYYY,ZZZZ,MMMM` (each
+//! dimension, then the blocks per multiprocessor or 0, in four decimal digits,
+//! [`max_block_marker`]); nvptx-builder reads and removes the markers and gives each named
+//! entry LLVM's `"nvvm.maxntid"` (and `"nvvm.minctasm"`) attribute before optimising, which
+//! writes `.maxntid` (and `.minnctapersm`).
 
 /// The most threads a block may have on every GPU ferrocuda supports.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -53,13 +58,14 @@ pub unsafe fn assume_block_within(dims: [u32; 3]) {
     }
 }
 
-/// The bytes of a marker: `symbol`, `=`, then the three dimensions in four decimal digits each,
-/// separated by commas; `N` is `symbol.len() + 15`. Used by `#[kernel(max_block(...))]`; a
-/// dimension above 9999 (which [`is_valid_max_block`] rejects first) stops compilation.
+/// The bytes of a marker: `symbol`, `=`, then the three dimensions and the blocks per
+/// multiprocessor (`min_blocks_per_sm`, 0 when not given) in four decimal digits each,
+/// separated by commas; `N` is `symbol.len() + 20`. Used by `#[kernel(max_block(...))]`; a
+/// number above 9999 (which the attribute's checks reject first) stops compilation.
 #[doc(hidden)]
-pub const fn max_block_marker<const N: usize>(symbol: &str, dims: [u32; 3]) -> [u8; N] {
+pub const fn max_block_marker<const N: usize>(symbol: &str, numbers: [u32; 4]) -> [u8; N] {
     let name = symbol.as_bytes();
-    assert!(N == name.len() + 15, "marker length");
+    assert!(N == name.len() + 20, "marker length");
     let mut out = [0u8; N];
     let mut i = 0;
     while i < name.len() {
@@ -69,8 +75,8 @@ pub const fn max_block_marker<const N: usize>(symbol: &str, dims: [u32; 3]) -> [
     out[i] = b'=';
     i += 1;
     let mut d = 0;
-    while d < 3 {
-        let value = dims[d];
+    while d < 4 {
+        let value = numbers[d];
         assert!(value <= 9999, "a max_block dimension above 9999");
         let mut place = 1000;
         while place > 0 {
@@ -78,7 +84,7 @@ pub const fn max_block_marker<const N: usize>(symbol: &str, dims: [u32; 3]) -> [
             i += 1;
             place /= 10;
         }
-        if d < 2 {
+        if d < 3 {
             out[i] = b',';
             i += 1;
         }
@@ -93,10 +99,10 @@ mod tests {
 
     #[test]
     fn markers_spell_each_dimension_in_four_digits() {
-        let marker: [u8; 20] = max_block_marker("hello", [16, 8, 1]);
-        assert_eq!(&marker, b"hello=0016,0008,0001");
-        let marker: [u8; 16] = max_block_marker("k", [1024, 1, 1]);
-        assert_eq!(&marker, b"k=1024,0001,0001");
+        let marker: [u8; 25] = max_block_marker("hello", [16, 8, 1, 0]);
+        assert_eq!(&marker, b"hello=0016,0008,0001,0000");
+        let marker: [u8; 21] = max_block_marker("k", [1024, 1, 1, 2]);
+        assert_eq!(&marker, b"k=1024,0001,0001,0002");
     }
 
     #[test]

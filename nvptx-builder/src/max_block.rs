@@ -1,11 +1,13 @@
 //! `#[kernel(max_block(x, y, z))]`: the entries that declare their largest block get LLVM's
-//! `"nvvm.maxntid"="x,y,z"` attribute before `opt` runs.
+//! `"nvvm.maxntid"="x,y,z"` attribute before `opt` runs, and with `min_blocks_per_sm(n)`
+//! `"nvvm.minctasm"="n"` (`.minnctapersm n`: ptxas caps the registers so that `n` blocks fit).
 //!
 //! With it, LLVM's NVPTX passes know `tid.x < x`, `ntid.x <= x` (and so on), so checks and
 //! arithmetic on thread indices fold, and `llc` writes `.maxntid x, y, z` on the entry, which
 //! lets `ptxas` allocate registers for that many threads at most (CUDA C's `__launch_bounds__`).
 //! The macro leaves a marker static in [`MAX_BLOCK_SECTION`] whose bytes are
-//! `<entry symbol>=XXXX,YYYY,ZZZZ` ([`crate::markers`]); this step reads and removes the markers.
+//! `<entry symbol>=XXXX,YYYY,ZZZZ,MMMM` ([`crate::markers`]; `MMMM` the blocks per
+//! multiprocessor, 0 when not given); this step reads and removes the markers.
 //! The runtime refuses, before every launch, a block larger than the bound along any dimension.
 
 use crate::error::{Error, Result};
@@ -39,7 +41,7 @@ pub(crate) fn apply(ir: &str) -> Result<Option<String>> {
             continue;
         }
         if let Some(name) = defined_function(line)
-            && let Some((kernel, [x, y, z])) = bounds.iter().find(|(k, _)| *k == name)
+            && let Some((kernel, [x, y, z, blocks])) = bounds.iter().find(|(k, _)| *k == name)
             && line.contains("ptx_kernel")
         {
             let Some(body) = line.rfind(" {") else {
@@ -52,6 +54,9 @@ pub(crate) fn apply(ir: &str) -> Result<Option<String>> {
             let at = line[..body].find(" !").unwrap_or(body);
             text.push_str(&line[..at]);
             text.push_str(&format!(" \"nvvm.maxntid\"=\"{x},{y},{z}\""));
+            if *blocks > 0 {
+                text.push_str(&format!(" \"nvvm.minctasm\"=\"{blocks}\""));
+            }
             text.push_str(&line[at..]);
             text.push('\n');
             bounded.push(kernel);
@@ -70,21 +75,23 @@ pub(crate) fn apply(ir: &str) -> Result<Option<String>> {
     Ok(Some(text))
 }
 
-/// The three dimensions of a marker's value, each 1 to 1024.
-fn dims(marker: &Marker) -> Result<[u32; 3]> {
+/// A marker's value: the three dimensions, each 1 to 1024, and the blocks per multiprocessor,
+/// 0 (not given) to 32.
+fn dims(marker: &Marker) -> Result<[u32; 4]> {
     let bad = || {
         Error::new(format!(
-            "cannot read the #[kernel(max_block(...))] marker of `{}`: `{}` is not three dimensions from 1 to 1024",
+            "cannot read the #[kernel(max_block(...))] marker of `{}`: `{}` is not three dimensions from 1 to 1024 and a block count from 0 to 32",
             marker.kernel, marker.value
         ))
     };
-    let mut out = [0u32; 3];
+    let mut out = [0u32; 4];
     let mut parts = marker.value.split(',');
-    for d in &mut out {
+    for (i, d) in out.iter_mut().enumerate() {
+        let range = if i < 3 { 1..=1024 } else { 0..=32 };
         *d = parts
             .next()
             .and_then(|p| p.parse().ok())
-            .filter(|v| (1..=1024).contains(v))
+            .filter(|v| range.contains(v))
             .ok_or_else(bad)?;
     }
     if parts.next().is_some() {
@@ -97,14 +104,19 @@ fn dims(marker: &Marker) -> Result<[u32; 3]> {
 mod tests {
     use super::*;
 
-    const MODULE: &str = r#"@llvm.used = appending global [2 x ptr] [ptr @_RNvNvCs1_1k11MAX_BLOCK, ptr @other], section "llvm.metadata"
-@_RNvNvCs1_1k11MAX_BLOCK = internal constant <{ [19 x i8] }> <{ [19 x i8] c"tile=0016,0008,0001" }>, section ".ferrocuda.max_block", align 1
+    const MODULE: &str = r#"@llvm.used = appending global [3 x ptr] [ptr @_RNvNvCs1_1k11MAX_BLOCK, ptr @other, ptr @_RNvNvCs1_1k11MAX_BLOCK2], section "llvm.metadata"
+@_RNvNvCs1_1k11MAX_BLOCK = internal constant <{ [24 x i8] }> <{ [24 x i8] c"tile=0016,0008,0001,0000" }>, section ".ferrocuda.max_block", align 1
+@_RNvNvCs1_1k11MAX_BLOCK2 = internal constant <{ [24 x i8] }> <{ [24 x i8] c"busy=0256,0001,0001,0003" }>, section ".ferrocuda.max_block", align 1
 @other = global i32 0
 define ptx_kernel void @tile(ptr %p) unnamed_addr #3 !dbg !7 {
 start:
   ret void
 }
 define ptx_kernel void @free(ptr %p) unnamed_addr #3 {
+start:
+  ret void
+}
+define ptx_kernel void @busy(ptr %p) unnamed_addr #3 {
 start:
   ret void
 }
@@ -121,6 +133,12 @@ start:
         );
         assert!(
             text.contains("define ptx_kernel void @free(ptr %p) unnamed_addr #3 {"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "define ptx_kernel void @busy(ptr %p) unnamed_addr #3 \"nvvm.maxntid\"=\"256,1,1\" \"nvvm.minctasm\"=\"3\" {"
+            ),
             "{text}"
         );
         assert!(!text.contains("MAX_BLOCK"), "{text}");
@@ -142,6 +160,9 @@ start:
         assert!(e.message().contains("`gone`"), "{e:?}");
         let zero = MODULE.replace("0016,0008", "0000,0008");
         let e = apply(&zero).unwrap_err();
-        assert!(e.message().contains("`0000,0008,0001`"), "{e:?}");
+        assert!(e.message().contains("`0000,0008,0001,0000`"), "{e:?}");
+        let three = MODULE.replace("0001,0003", "0001");
+        let e = apply(&three).unwrap_err();
+        assert!(e.message().contains("`0256,0001,0001`"), "{e:?}");
     }
 }

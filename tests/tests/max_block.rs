@@ -97,7 +97,7 @@ device_tests! {
     }
 }
 
-/// The entry declares its block to ptxas, and the checks of the shared tile, whose indices are
+/// The entries declare their block (and `min_blocks_per_sm`) to ptxas, and the checks of the shared tile, whose indices are
 /// thread indices below 16, are gone: the unbounded twin keeps them.
 #[test]
 fn the_bound_reaches_the_ptx_and_removes_the_tile_checks() {
@@ -107,6 +107,12 @@ fn the_bound_reaches_the_ptx_and_removes_the_tile_checks() {
     // `llc` may end the line with a comment naming the entry.
     assert!(bounded.contains(")\n.maxntid 16, 16, 1"), "{bounded}");
     assert!(!unbounded.contains(".maxntid"), "{unbounded}");
+    let reverse = entry_body(ptx, "reverse_within_block");
+    assert!(
+        reverse.contains(")\n.maxntid 128, 1, 1") && reverse.contains("\n.minnctapersm 4"),
+        "{reverse}"
+    );
+    assert!(!bounded.contains(".minnctapersm"), "{bounded}");
     let calls = |body: &str| {
         body.lines()
             .filter(|l| l.trim_start().starts_with("call"))

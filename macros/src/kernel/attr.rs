@@ -22,6 +22,9 @@ pub struct Options {
     /// `max_block(x)`, `max_block(x, y)` or `max_block(x, y, z)`: the largest block the kernel
     /// is launched with, per dimension (missing dimensions are 1).
     pub max_block: Option<MaxBlock>,
+    /// `min_blocks_per_sm(n)`: with `max_block`, the blocks per multiprocessor ptxas must leave
+    /// room for (CUDA C's second `__launch_bounds__` argument); caps the registers per thread.
+    pub min_blocks_per_sm: Option<(proc_macro2::Span, syn::Expr)>,
 }
 
 /// The bound of `max_block(...)`: one expression per dimension given (1 to 3), each a constant
@@ -52,6 +55,32 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
             Ok(())
         } else if meta.path.is_ident("cooperative") {
             options.cooperative = true;
+            Ok(())
+        } else if meta.path.is_ident("min_blocks_per_sm") {
+            if options.min_blocks_per_sm.is_some() {
+                return Err(meta.error("`min_blocks_per_sm` is given twice"));
+            }
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let blocks: syn::Expr = content.parse()?;
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) = &blocks
+            {
+                let value: u64 = int.base10_parse()?;
+                if value == 0 || value > 32 {
+                    return Err(Error::new_spanned(
+                        int,
+                        format!("`min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds), not {value}"),
+                    ));
+                }
+            }
+            let span = meta
+                .path
+                .get_ident()
+                .map_or_else(proc_macro2::Span::call_site, |i| i.span());
+            options.min_blocks_per_sm = Some((span, blocks));
             Ok(())
         } else if meta.path.is_ident("max_block") {
             if options.max_block.is_some() {
@@ -94,11 +123,17 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
         } else {
             Err(Error::new_spanned(
                 &meta.path,
-                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, `large_buffers` for slices of more than u32::MAX elements, `cooperative` for kernels that call `grid_sync`, `max_block(x, y, z)` for the largest block the kernel is launched with, and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
+                "unknown #[kernel] option; the options are `instances(...)` for generic kernels, e.g. `#[kernel(instances(f32, f64))]`, `large_buffers` for slices of more than u32::MAX elements, `cooperative` for kernels that call `grid_sync`, `max_block(x, y, z)` for the largest block the kernel is launched with (and `min_blocks_per_sm(n)` beside it), and `fast_math` or `fast_math(contract, approx_div, approx_sqrt)`",
             ))
         }
     });
     parser.parse2(attr)?;
+    if let (Some((span, _)), None) = (&options.min_blocks_per_sm, &options.max_block) {
+        return Err(Error::new(
+            *span,
+            "`min_blocks_per_sm(n)` needs `max_block(...)` beside it: the registers it leaves each thread depend on the block size, e.g. `#[kernel(max_block(256), min_blocks_per_sm(2))]`",
+        ));
+    }
     Ok(options)
 }
 

@@ -41,6 +41,8 @@ pub struct Kernel {
     /// `#[kernel(max_block(...))]`: the largest block, per dimension; the entry gets
     /// `.maxntid` and the launch refuses larger blocks.
     pub max_block: Option<crate::kernel::attr::MaxBlock>,
+    /// `#[kernel(min_blocks_per_sm(n))]` (with `max_block`): the entry gets `.minnctapersm n`.
+    pub min_blocks_per_sm: Option<(proc_macro2::Span, syn::Expr)>,
 }
 
 impl Kernel {

@@ -67,6 +67,7 @@ pub fn kernel(func: ItemFn, options: &Options) -> Kernel {
         fast_math: options.fast_math.clone().unwrap_or_default(),
         cooperative: options.cooperative,
         max_block: options.max_block.clone(),
+        min_blocks_per_sm: options.min_blocks_per_sm.clone(),
     }
 }
 

@@ -36,6 +36,16 @@ pub fn twice(out: &mut [f32]) {
     out[0] = 1.0;
 }
 
+#[kernel(min_blocks_per_sm(2))]
+pub fn blocks_without_bound(out: &mut [f32]) {
+    out[0] = 1.0;
+}
+
+#[kernel(max_block(128), min_blocks_per_sm(0))]
+pub fn zero_blocks(out: &mut [f32]) {
+    out[0] = 1.0;
+}
+
 fn main() {}
 
 //~ ERROR 7:20: a `max_block` dimension must be 1 to 1024 (the most threads a block may have), not 0
@@ -44,3 +54,5 @@ fn main() {}
 //~ ERROR 22:10: `max_block` needs the largest block, one to three dimensions: e.g. `max_block(256)` for blocks of at most 256 x 1 x 1 threads, or `max_block(16, 16)` for at most 16 x 16
 //~ ERROR 29:10: evaluation panicked: `max_block`: each dimension must be 1 to 1024 and their product at most 1024 (the most threads a block may have)
 //~ ERROR 34:26: `max_block` is given twice
+//~ ERROR 39:10: `min_blocks_per_sm(n)` needs `max_block(...)` beside it: the registers it leaves each thread depend on the block size, e.g. `#[kernel(max_block(256), min_blocks_per_sm(2))]`
+//~ ERROR 44:44: `min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds), not 0

@@ -42,8 +42,9 @@ fn transpose_body(input: &[f32], output: &mut [f32], rows: usize, cols: usize) {
 }
 
 /// Reverses each block's segment of `data` (of `block_dim().x` elements, shorter at the end)
-/// through shared memory; blocks of at most [`REVERSE_MAX`] threads.
-#[kernel(max_block(REVERSE_MAX))]
+/// through shared memory; blocks of at most [`REVERSE_MAX`] threads, with room for 4 of them per
+/// multiprocessor (`min_blocks_per_sm`).
+#[kernel(max_block(REVERSE_MAX), min_blocks_per_sm(4))]
 pub fn reverse_within_block(data: &mut [u32]) {
     let mut staged = shared_array!(u32; REVERSE_MAX as usize);
     let tx = thread_idx().x as usize;

@@ -1,5 +1,5 @@
-//! `#[kernel(max_block(x, y, z))]`: the bound as one constant, checked at compile time; one
-//! marker static per instance in the link section nvptx-builder reads
+//! `#[kernel(max_block(x, y, z))]` (and `min_blocks_per_sm(n)` beside it): the bound as one
+//! constant, checked at compile time; one marker static per instance in the link section nvptx-builder reads
 //! (`nvptx_builder::MAX_BLOCK_SECTION`), from which the entry gets `.maxntid` and
 //! thread indices known to be below the bound; and, on the host, the bound in the `KernelInfo`
 //! (see `simulator.rs`), which every launch checks.
@@ -37,16 +37,34 @@ pub fn items(kernel: &Kernel) -> TokenStream {
             #message
         );
     };
+    // The fourth number of the marker: the blocks per multiprocessor, 0 when not given.
+    let min_blocks = match &kernel.min_blocks_per_sm {
+        Some((span, blocks)) => {
+            let message = "`min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds)";
+            let check = quote_spanned! {*span=>
+                const _: () = ::core::assert!(
+                    (#blocks) as u128 >= 1 && (#blocks) as u128 <= 32,
+                    #message
+                );
+            };
+            (quote!((#blocks) as u32), check)
+        }
+        None => (quote!(0), TokenStream::new()),
+    };
+    let (min_blocks, min_blocks_check) = min_blocks;
     let markers = kernel.instances.iter().map(|inst| {
         let symbol = &inst.symbol;
-        let len = symbol.len() + 15;
+        let len = symbol.len() + 20;
         quote! {
             #[cfg(target_arch = "nvptx64")]
             const _: () = {
                 #[unsafe(link_section = #MAX_BLOCK_SECTION)]
                 #[used]
                 static MAX_BLOCK: [u8; #len] =
-                    ::ferrocuda::device::max_block::max_block_marker::<#len>(#symbol, #constant);
+                    ::ferrocuda::device::max_block::max_block_marker::<#len>(
+                        #symbol,
+                        [#constant[0], #constant[1], #constant[2], #min_blocks],
+                    );
             };
         }
     });
@@ -55,6 +73,7 @@ pub fn items(kernel: &Kernel) -> TokenStream {
         #[allow(non_upper_case_globals, reason = "named after the kernel by #[kernel]")]
         const #constant: [u32; 3] = [#(#dims as u32),*];
         #check
+        #min_blocks_check
         #(#markers)*
     }
 }
@@ -73,11 +92,11 @@ mod tests {
         let kernel = crate::kernel::parse::kernel(func, &options);
         let text = items(&kernel).to_string();
         assert!(
-            text.contains("max_block_marker :: < 25usize > (\"scale__f32\""),
+            text.contains("max_block_marker :: < 30usize > (\"scale__f32\""),
             "{text}"
         );
         assert!(
-            text.contains("max_block_marker :: < 25usize > (\"scale__f64\""),
+            text.contains("max_block_marker :: < 30usize > (\"scale__f64\""),
             "{text}"
         );
         assert!(

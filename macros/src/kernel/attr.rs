@@ -72,7 +72,9 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
                 if value == 0 || value > 32 {
                     return Err(Error::new_spanned(
                         int,
-                        format!("`min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds), not {value}"),
+                        format!(
+                            "`min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds), not {value}"
+                        ),
                     ));
                 }
             }

@@ -28,7 +28,7 @@
 
 use crate::error::{Error, Result};
 use crate::ir_syntax::symbol_name;
-use crate::markers::{defined_function, without_markers};
+use crate::markers::{defined_function, push_global_without_markers};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -178,10 +178,7 @@ pub(crate) fn apply(ir: &str, crate_wide: FastMath) -> Result<Option<Applied>> {
     let mut current: Option<FastMath> = None;
     for line in ir.lines() {
         if line.starts_with('@') {
-            if let Some(kept) = without_markers(line, &marker_names) {
-                text.push_str(&kept);
-                text.push('\n');
-            }
+            push_global_without_markers(&mut text, line, &marker_names);
             continue;
         }
         if let Some(name) = defined_function(line) {

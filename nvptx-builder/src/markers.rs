@@ -53,23 +53,25 @@ pub(crate) fn read(ir: &str, section: &str, attribute: &str) -> Result<Vec<Marke
     Ok(out)
 }
 
-/// What to write for the global definition `line` when the globals named `markers` go: `None`
-/// to drop the line (a marker, or a used-list left empty), else the line, without the markers
-/// where it is a used-list.
-pub(crate) fn without_markers(line: &str, markers: &[&str]) -> Option<String> {
-    let Some(g) = GlobalLine::parse(line) else {
-        return Some(line.to_owned());
+/// Appends the global definition `line` to `text` as it stays when the globals named `markers`
+/// go: nothing for a marker or for a used-list left empty, the used-list without the markers,
+/// any other global unchanged.
+pub(crate) fn push_global_without_markers(text: &mut String, line: &str, markers: &[&str]) {
+    let kept = match GlobalLine::parse(line) {
+        Some(g) if markers.contains(&g.name) => return,
+        Some(g) if g.name == "llvm.used" || g.name == "llvm.compiler.used" => {
+            match used_list_keeping(&g, |item| {
+                let name = item.trim().rsplit_once('@').map_or("", |(_, n)| n);
+                !markers.contains(&name)
+            }) {
+                Some(list) => list,
+                None => return,
+            }
+        }
+        _ => line.to_owned(),
     };
-    if markers.contains(&g.name) {
-        return None;
-    }
-    if g.name != "llvm.used" && g.name != "llvm.compiler.used" {
-        return Some(line.to_owned());
-    }
-    used_list_keeping(&g, |item| {
-        let name = item.trim().rsplit_once('@').map_or("", |(_, n)| n);
-        !markers.contains(&name)
-    })
+    text.push_str(&kept);
+    text.push('\n');
 }
 
 /// The symbol of the function a `define` line opens.

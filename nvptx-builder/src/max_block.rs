@@ -11,7 +11,7 @@
 //! The runtime refuses, before every launch, a block larger than the bound along any dimension.
 
 use crate::error::{Error, Result};
-use crate::markers::{Marker, defined_function, without_markers};
+use crate::markers::{Marker, defined_function, push_global_without_markers};
 
 /// Link section of the markers `#[kernel(max_block(...))]` leaves for the linker.
 ///
@@ -34,10 +34,7 @@ pub(crate) fn apply(ir: &str) -> Result<Option<String>> {
     let mut text = String::with_capacity(ir.len());
     for line in ir.lines() {
         if line.starts_with('@') {
-            if let Some(kept) = without_markers(line, &names) {
-                text.push_str(&kept);
-                text.push('\n');
-            }
+            push_global_without_markers(&mut text, line, &names);
             continue;
         }
         if let Some(name) = defined_function(line)

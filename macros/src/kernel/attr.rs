@@ -60,29 +60,7 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
             if options.min_blocks_per_sm.is_some() {
                 return Err(meta.error("`min_blocks_per_sm` is given twice"));
             }
-            let content;
-            syn::parenthesized!(content in meta.input);
-            let blocks: syn::Expr = content.parse()?;
-            if let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(int),
-                ..
-            }) = &blocks
-            {
-                let value: u64 = int.base10_parse()?;
-                if value == 0 || value > 32 {
-                    return Err(Error::new_spanned(
-                        int,
-                        format!(
-                            "`min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds), not {value}"
-                        ),
-                    ));
-                }
-            }
-            let span = meta
-                .path
-                .get_ident()
-                .map_or_else(proc_macro2::Span::call_site, |i| i.span());
-            options.min_blocks_per_sm = Some((span, blocks));
+            options.min_blocks_per_sm = Some(min_blocks_per_sm(&meta)?);
             Ok(())
         } else if meta.path.is_ident("max_block") {
             if options.max_block.is_some() {
@@ -108,13 +86,7 @@ pub fn parse(attr: TokenStream) -> Result<Options> {
                     meta.error("`instances()` needs at least one type, e.g. `instances(f32, f64)`")
                 );
             }
-            options.instances = Some((
-                meta.path
-                    .get_ident()
-                    .map(|i| i.span())
-                    .unwrap_or_else(proc_macro2::Span::call_site),
-                instances,
-            ));
+            options.instances = Some((keyword_span(&meta), instances));
             Ok(())
         } else if meta.path.is_ident("fast_math") {
             if options.fast_math.is_some() {
@@ -146,10 +118,7 @@ const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// (each at least 1, their product at most 1024); other constant expressions by an assertion the
 /// expansion adds.
 fn max_block(meta: &syn::meta::ParseNestedMeta<'_>) -> Result<MaxBlock> {
-    let span = meta
-        .path
-        .get_ident()
-        .map_or_else(proc_macro2::Span::call_site, |i| i.span());
+    let span = keyword_span(meta);
     let usage = "e.g. `max_block(256)` for blocks of at most 256 x 1 x 1 threads, or `max_block(16, 16)` for at most 16 x 16";
     if !meta.input.peek(syn::token::Paren) {
         return Err(meta.error(format!(
@@ -201,6 +170,39 @@ fn max_block(meta: &syn::meta::ParseNestedMeta<'_>) -> Result<MaxBlock> {
         ));
     }
     Ok(MaxBlock { span, dims })
+}
+
+/// `min_blocks_per_sm(n)`: the keyword's span and the count. An integer literal is checked here
+/// (1 to 32); another constant expression by an assertion the expansion adds.
+fn min_blocks_per_sm(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+) -> Result<(proc_macro2::Span, syn::Expr)> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let blocks: syn::Expr = content.parse()?;
+    if let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(int),
+        ..
+    }) = &blocks
+    {
+        let value: u64 = int.base10_parse()?;
+        if value == 0 || value > 32 {
+            return Err(Error::new_spanned(
+                int,
+                format!(
+                    "`min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds), not {value}"
+                ),
+            ));
+        }
+    }
+    Ok((keyword_span(meta), blocks))
+}
+
+/// Where an option's keyword stands, for errors about the option as a whole.
+fn keyword_span(meta: &syn::meta::ParseNestedMeta<'_>) -> proc_macro2::Span {
+    meta.path
+        .get_ident()
+        .map_or_else(proc_macro2::Span::call_site, |i| i.span())
 }
 
 /// `fast_math` alone (contraction) or `fast_math(contract, approx_div, approx_sqrt)` (any of

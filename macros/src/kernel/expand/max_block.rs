@@ -39,7 +39,7 @@ pub fn items(kernel: &Kernel) -> TokenStream {
         );
     };
     // The fourth number of the marker: the blocks per multiprocessor, 0 when not given.
-    let min_blocks = match &kernel.min_blocks_per_sm {
+    let (min_blocks, min_blocks_check) = match &kernel.min_blocks_per_sm {
         Some((span, blocks)) => {
             let message =
                 "`min_blocks_per_sm` must be 1 to 32 (the most blocks a multiprocessor holds)";
@@ -54,7 +54,6 @@ pub fn items(kernel: &Kernel) -> TokenStream {
         }
         None => (quote!(0), TokenStream::new()),
     };
-    let (min_blocks, min_blocks_check) = min_blocks;
     let markers = kernel.instances.iter().map(|inst| {
         let symbol = &inst.symbol;
         let len = symbol.len() + 20;

@@ -154,14 +154,7 @@ pub unsafe fn async_copy_unchecked<T: DeviceCopy, S: Shape>(
         let bytes = len * core::mem::size_of::<T>();
         // SAFETY: the caller's contract is that of `copy_unchecked`: both ranges lie in their
         // memories, aligned to `bytes`, which is 4, 8 or 16.
-        unsafe {
-            imp::copy_unchecked(
-                dst.as_ptr().wrapping_add(start).cast(),
-                src.cast(),
-                bytes,
-                bytes,
-            )
-        }
+        unsafe { imp::copy_unchecked(dst.as_ptr().wrapping_add(start).cast(), src.cast(), bytes) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

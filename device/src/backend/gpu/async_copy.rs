@@ -29,8 +29,9 @@ pub(crate) fn copy(destination: *mut u8, source: *const u8, bytes: usize, source
         return;
     }
     // SAFETY: the façade checked that `destination..+bytes` lies in a shared array and `source`
-    // is a global slice of `source_bytes` bytes; both are aligned to `bytes` (checked above).
-    unsafe { copy_unchecked(destination, source, bytes, source_bytes) }
+    // is a global slice of `bytes` bytes (`source_bytes == bytes` here); both are aligned to
+    // `bytes` (checked above).
+    unsafe { copy_unchecked(destination, source, bytes) }
 }
 
 /// Writes the `source_bytes` bytes at `source`, then zeros, to the `bytes` bytes (4, 8 or 16)
@@ -60,46 +61,40 @@ unsafe fn copy_tail(destination: *mut u8, source: *const u8, bytes: usize, sourc
     }
 }
 
-/// Starts the copy of `bytes` bytes (4, 8 or 16), of which the first `source_bytes` come from
-/// `source` and the rest are zero, without checking anything: the body of [`copy`], and of the
-/// façade's `async_copy_unchecked`.
+/// Starts the copy of `bytes` bytes (4, 8 or 16) from `source` to `destination`, without checking
+/// anything: the whole-window body of [`copy`] (tails take [`copy_tail`]), and of the façade's
+/// `async_copy_unchecked`.
 ///
 /// # Safety
-/// `destination..+bytes` lies in a shared array and `source..+source_bytes` in global memory,
-/// both aligned to `bytes`; `bytes` is 4, 8 or 16 and `source_bytes <= bytes`.
+/// `destination..+bytes` lies in a shared array and `source..+bytes` in global memory, both
+/// aligned to `bytes`; `bytes` is 4, 8 or 16.
 #[inline(always)]
-pub(crate) unsafe fn copy_unchecked(
-    destination: *mut u8,
-    source: *const u8,
-    bytes: usize,
-    source_bytes: usize,
-) {
-    let source_bytes = source_bytes as u32;
-    // SAFETY: the caller's contract: `destination..+bytes` lies in a shared array and `source`
-    // is a global range of `source_bytes` bytes, both aligned to `bytes`. The copy writes shared
-    // memory asynchronously: the façade's contract makes reading it before the wait a race,
-    // which is the kernel author's duty as for any shared-memory race.
+pub(crate) unsafe fn copy_unchecked(destination: *mut u8, source: *const u8, bytes: usize) {
+    // SAFETY: the caller's contract: `destination..+bytes` lies in a shared array and
+    // `source..+bytes` in global memory, both aligned to `bytes`. The copy writes shared memory
+    // asynchronously: the façade's contract makes reading it before the wait a race, which is
+    // the kernel author's duty as for any shared-memory race.
     unsafe {
         match bytes {
             4 => core::arch::asm!(
                 "{{ .reg .u64 s, g; .reg .u32 s32;",
                 "cvta.to.shared.u64 s, {d}; cvt.u32.u64 s32, s; cvta.to.global.u64 g, {s};",
-                "cp.async.ca.shared.global [s32], [g], 4, {n}; }}",
-                d = in(reg64) destination, s = in(reg64) source, n = in(reg32) source_bytes,
+                "cp.async.ca.shared.global [s32], [g], 4; }}",
+                d = in(reg64) destination, s = in(reg64) source,
                 options(nostack)
             ),
             8 => core::arch::asm!(
                 "{{ .reg .u64 s, g; .reg .u32 s32;",
                 "cvta.to.shared.u64 s, {d}; cvt.u32.u64 s32, s; cvta.to.global.u64 g, {s};",
-                "cp.async.ca.shared.global [s32], [g], 8, {n}; }}",
-                d = in(reg64) destination, s = in(reg64) source, n = in(reg32) source_bytes,
+                "cp.async.ca.shared.global [s32], [g], 8; }}",
+                d = in(reg64) destination, s = in(reg64) source,
                 options(nostack)
             ),
             _ => core::arch::asm!(
                 "{{ .reg .u64 s, g; .reg .u32 s32;",
                 "cvta.to.shared.u64 s, {d}; cvt.u32.u64 s32, s; cvta.to.global.u64 g, {s};",
-                "cp.async.cg.shared.global [s32], [g], 16, {n}; }}",
-                d = in(reg64) destination, s = in(reg64) source, n = in(reg32) source_bytes,
+                "cp.async.cg.shared.global [s32], [g], 16; }}",
+                d = in(reg64) destination, s = in(reg64) source,
                 options(nostack)
             ),
         }
@@ -118,7 +113,7 @@ pub(crate) unsafe fn copy16_unchecked_shared(destination: u32, source: *const u8
     unsafe {
         core::arch::asm!(
             "{{ .reg .u64 g; cvta.to.global.u64 g, {s};",
-            "cp.async.cg.shared.global [{d}], [g], 16, 16; }}",
+            "cp.async.cg.shared.global [{d}], [g], 16; }}",
             d = in(reg32) destination, s = in(reg64) source,
             options(nostack)
         )

@@ -95,7 +95,7 @@ fn balanced_len(s: &str) -> Option<usize> {
 }
 
 /// Length of the LLVM type at the start of `s`.
-fn type_len(s: &str) -> Option<usize> {
+pub(crate) fn type_len(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     match b.first()? {
         b'[' | b'{' | b'<' => balanced_len(s),

@@ -77,6 +77,7 @@ mod json;
 mod line_tables;
 mod link;
 mod link_args;
+mod load_speculation;
 mod markers;
 mod max_block;
 mod nested;

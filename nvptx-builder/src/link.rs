@@ -12,7 +12,8 @@
 //! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
 //!    constant-memory globals public;
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX, from the
-//!    optimised module without its compiler fences ([`crate::compiler_fences`]);
+//!    optimised module without its compiler fences ([`crate::compiler_fences`]) and with the
+//!    loads that bounds checks guard moved above the checks ([`crate::load_speculation`]);
 //! 6. of the debug information llc wrote, only the line table stays
 //!    ([`crate::line_tables`]);
 //! 7. kernels built with fast math are named in a comment at the top of the PTX
@@ -354,7 +355,8 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
 }
 
 /// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
-/// optimised module, then [`crate::fast_math::apply`], and drops the functions the first orphans; returns the module
+/// optimised module, then [`crate::fast_math::apply`] and [`crate::load_speculation::apply`],
+/// and drops the functions the first orphans; returns the module
 /// to generate code from (the input when nothing changed) and the kernels built with fast
 /// math.
 fn rewrite_optimized(
@@ -375,10 +377,15 @@ fn rewrite_optimized(
     let stripped = crate::dead_fn_pointers::strip(&text);
     let fast = crate::fast_math::apply(stripped.as_deref().unwrap_or(&text), args.fast_math)?;
     let (stripped, kernels) = match (fast, stripped) {
-        (Some(applied), _) => (applied.text, applied.kernels),
-        (None, Some(stripped)) => (stripped, Vec::new()),
-        (None, None) if fences_removed => (text, Vec::new()),
-        (None, None) => return Ok((optimized, Vec::new())),
+        (Some(applied), _) => (Some(applied.text), applied.kernels),
+        (None, stripped) => (stripped, Vec::new()),
+    };
+    let changed = fences_removed || stripped.is_some();
+    let text = stripped.unwrap_or(text);
+    let stripped = match crate::load_speculation::apply(&text) {
+        Some(hoisted) => hoisted,
+        None if changed => text,
+        None => return Ok((optimized, kernels)),
     };
     let stripped_ll = tmp.join("stripped.ll");
     std::fs::write(&stripped_ll, stripped)

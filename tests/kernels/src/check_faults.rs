@@ -31,3 +31,21 @@ pub fn matrix_column_out_of_bounds(data: &[f32], out: &mut [f32], rows: u32, col
         out[0] = matrix[(0, col as usize)];
     }
 }
+
+/// `out[r] = sum of values[indices[k]]` for `k` in `offsets[r]..offsets[r + 1]`, one thread per
+/// row: checked loads whose index is itself loaded, in a loop that LLVM unrolls. The builder
+/// moves these loads above their checks ([`nvptx_builder`'s load speculation]); a failed check
+/// must still be reported as the first one that fails, with its own index and length.
+///
+/// [`nvptx_builder`'s load speculation]: https://docs.rs/nvptx-builder
+#[kernel]
+pub fn gather_rows(offsets: &[u32], indices: &[u32], values: &[f32], out: &mut [f32]) {
+    let row = grid!(1);
+    if row < out.len() {
+        let mut sum = 0.0f32;
+        for k in offsets[row] as usize..offsets[row + 1] as usize {
+            sum += values[indices[k] as usize];
+        }
+        out[row] = sum;
+    }
+}

@@ -1,0 +1,123 @@
+//! Loads moved above the bounds checks that guard them (`nvptx-builder`'s load speculation):
+//! in the PTX, the loads of an unrolled loop of checked gathers stand together instead of one
+//! between each pair of checks; on both backends the results are right and a failed check is
+//! reported exactly as before: the first check that fails, with its own index and length, on
+//! its line, by the right thread, with no access outside the buffers (an empty slice included)
+//! and the device usable afterwards.
+
+use ferrocuda::prelude::*;
+use ferrocuda_tests::ptx_text::entry_body;
+use ferrocuda_tests::{device_tests, expect_panic, random_f32, rng};
+use test_kernels::check_faults::gather_rows;
+
+/// The line of the first occurrence of `needle` in the kernels' `check_faults.rs`.
+fn line_of(needle: &str) -> u32 {
+    let source = include_str!("../kernels/src/check_faults.rs");
+    source
+        .lines()
+        .position(|l| l.contains(needle))
+        .expect("needle in check_faults.rs") as u32
+        + 1
+}
+
+/// The CPU's `gather_rows`.
+fn gather_on_cpu(offsets: &[u32], indices: &[u32], values: &[f32]) -> Vec<f32> {
+    offsets
+        .windows(2)
+        .map(|w| (w[0]..w[1]).fold(0.0f32, |sum, k| sum + values[indices[k as usize] as usize]))
+        .collect()
+}
+
+#[test]
+fn the_gathers_loads_stand_together_in_the_ptx() {
+    let body = entry_body(test_kernels::__FERROCUDA_MODULE.ptx, "gather_rows");
+    // The longest run of global loads with no branch between them: 4 without the pass (each
+    // load of the unrolled loop behind its own check), 12 with it.
+    let mut longest = 0;
+    let mut run = 0;
+    for line in body.lines().map(str::trim) {
+        if line.starts_with("ld.global") {
+            run += 1;
+            longest = longest.max(run);
+        } else if line.contains("bra") {
+            run = 0;
+        }
+    }
+    assert!(
+        longest >= 8,
+        "longest run of loads between branches: {longest}\n{body}"
+    );
+    assert!(body.contains("ferrocuda_speculation_pad"), "{body}");
+}
+
+device_tests! {
+    fn gathers_match_the_cpu(device) {
+        let mut rng = rng("gathers_match_the_cpu");
+        // Row lengths 0 to 13 (not multiples of the unrolling), 1000 rows: 3.9 blocks of 256.
+        for rows in [0usize, 1, 1000] {
+            let lengths: Vec<u32> = (0..rows).map(|r| (r * 7 % 14) as u32).collect();
+            let mut offsets = vec![0u32];
+            for l in &lengths {
+                offsets.push(offsets.last().unwrap() + l);
+            }
+            let nnz = *offsets.last().unwrap() as usize;
+            let values = random_f32(&mut rng, 777);
+            let indices = ferrocuda_tests::random_u32(&mut rng, nnz, values.len() as u32);
+            let expected = gather_on_cpu(&offsets, &indices, &values);
+            let d_offsets = DeviceBuffer::from_slice(device, &offsets).unwrap();
+            let d_indices = DeviceBuffer::from_slice(device, &indices).unwrap();
+            let d_values = DeviceBuffer::from_slice(device, &values).unwrap();
+            let mut d_out = DeviceBuffer::<f32>::zeros(device, rows).unwrap();
+            let blocks = rows.div_ceil(256).max(1) as u32;
+            launch!(gather_rows[blocks, 256](&d_offsets, &d_indices, &d_values, &mut d_out))
+                .unwrap();
+            assert_eq!(d_out.to_vec().unwrap(), expected, "{rows} rows");
+        }
+    }
+
+    fn the_first_failing_check_is_reported(device) {
+        // Row 300 (block 1, thread 44) selects value 777 of 777: the value's check fails.
+        let rows = 400usize;
+        let offsets: Vec<u32> = (0..=rows as u32).map(|r| r * 5).collect();
+        let mut indices: Vec<u32> = (0..rows as u32 * 5).map(|k| k % 777).collect();
+        indices[300 * 5 + 3] = 777;
+        let values = vec![1.0f32; 777];
+        let d_offsets = DeviceBuffer::from_slice(device, &offsets).unwrap();
+        let d_indices = DeviceBuffer::from_slice(device, &indices).unwrap();
+        let d_values = DeviceBuffer::from_slice(device, &values).unwrap();
+        let mut d_out = DeviceBuffer::<f32>::zeros(device, rows).unwrap();
+        launch!(gather_rows[2, 256](&d_offsets, &d_indices, &d_values, &mut d_out)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert_eq!(panic.message, "index out of bounds: the len is 777 but the index is 777");
+        assert_eq!(panic.line, line_of("sum += values[indices[k] as usize];"));
+        assert_eq!((panic.block.x, panic.thread.x), (1, 44));
+        assert_eq!(panic.other_panics, 0);
+
+        // Row 399's range ends past the indices (2000 of them): the index check fails first,
+        // although the value it would select is out of range too.
+        let mut short = offsets.clone();
+        short[rows] = 2003;
+        indices[300 * 5 + 3] = 3;
+        let d_short = DeviceBuffer::from_slice(device, &short).unwrap();
+        let d_indices = DeviceBuffer::from_slice(device, &indices).unwrap();
+        launch!(gather_rows[2, 256](&d_short, &d_indices, &d_values, &mut d_out)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert_eq!(panic.message, "index out of bounds: the len is 2000 but the index is 2000");
+        assert_eq!(panic.line, line_of("sum += values[indices[k] as usize];"));
+        assert_eq!((panic.block.x, panic.thread.x), (1, 143));
+
+        // No values at all: every row with an element fails on an empty slice, without a
+        // memory fault, and the device still computes the right answer afterwards.
+        let empty = DeviceBuffer::<f32>::zeros(device, 0).unwrap();
+        launch!(gather_rows[2, 256](&d_offsets, &d_indices, &empty, &mut d_out)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert!(
+            panic.message.starts_with("index out of bounds: the len is 0 but the index is "),
+            "{}",
+            panic.message
+        );
+        launch!(gather_rows[2, 256](&d_offsets, &d_indices, &d_values, &mut d_out)).unwrap();
+        device.synchronize().unwrap();
+        assert_eq!(d_out.to_vec().unwrap(), vec![5.0f32; rows]);
+    }
+}

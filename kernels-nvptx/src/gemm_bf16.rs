@@ -91,9 +91,9 @@ pub const BLOCK_M: usize = 128;
 /// Columns of `C` (and of `B`) per block.
 pub const BLOCK_N: usize = 256;
 /// Elements of K per pipeline stage.
-pub const BLOCK_K: usize = 32;
+pub const BLOCK_K: usize = 64;
 /// Stages of the `cp.async` pipeline.
-pub const STAGES: usize = 4;
+pub const STAGES: usize = 3;
 /// Tile rows of `C` that consecutive blocks cover before moving to the next tile column.
 pub const GROUP_M: usize = 8;
 /// Threads per block: 8 warps.
@@ -137,6 +137,12 @@ mod body {
     /// 16-byte copies of `B` per thread in each K-step, `B_ROWS_PER_COPY` rows apart.
     const B_COPIES: usize = BLOCK_K * BLOCK_N / 8 / THREADS as usize;
     const B_ROWS_PER_COPY: usize = THREADS as usize / CHUNKS.1;
+    /// K-slices over which a step's copies are spread: all but the last, since they must be
+    /// committed before the wait at slice `K_SLICES - 2` (see the main loop).
+    const COPY_SLICES: usize = K_SLICES - 1;
+    /// 16-byte copies per thread issued at each of the first [`COPY_SLICES`] K-slices.
+    const COPIES_PER_SLICE: usize = (A_COPIES + B_COPIES) / COPY_SLICES;
+    const _: () = assert!(K_SLICES >= 2 && (A_COPIES + B_COPIES).is_multiple_of(COPY_SLICES));
     const _: () = assert!(WARPS.0 * WARPS.1 * 32 == THREADS as usize);
     // The swizzles below: `A`'s XOR term `(row / (8 / CHUNKS.0)) % CHUNKS.0` is unchanged by a
     // multiple of `A_ROWS_PER_COPY` or of 16 rows, `B`'s `row % 8` by a multiple of `B_ROWS_PER_COPY` or of
@@ -169,7 +175,7 @@ mod body {
     pub(super) fn gemm(a: &[bf16], b: &[bf16], c: &mut [f32], m: usize, n: usize, k: usize) {
         assert!(
             m.is_multiple_of(BLOCK_M) && n.is_multiple_of(BLOCK_N) && k.is_multiple_of(BLOCK_K),
-            "gemm_bf16: m must be a multiple of 128, n of 256 and k of 32"
+            "gemm_bf16: m must be a multiple of 128, n of 256 and k of 64"
         );
         assert!(
             block_dim().x == THREADS && block_dim().y == 1 && block_dim().z == 1,
@@ -242,33 +248,42 @@ mod body {
             (BLOCK_M * BLOCK_K + b_index(row, col)) as u32
         });
 
-        // Starts the copies of the next K-step into the stage at `stage` (an element offset)
-        // and moves the sources on by one step.
+        // Starts part `part` (0 to COPY_SLICES - 1) of the copies of the next K-step into the
+        // stage at `stage` (an element offset): the step's copies, `A`'s then `B`'s, numbered
+        // `0..A_COPIES + B_COPIES`, are issued COPIES_PER_SLICE at a time, one part per K-slice,
+        // so that they do not all wait for the load-store unit at once. The last part moves the
+        // sources on by one step.
         let issue = |shared: &mut SharedSlice<u16>,
                      stage: u32,
+                     part: usize,
                      a_src: &mut *const u16,
                      b_src: &mut *const u16| {
-            // SAFETY (both loops): the shape assertions above make every source chunk lie
+            // SAFETY (all copies): the shape assertions above make every source chunk lie
             // inside `a` and `b` (rows below m and k, columns below k and n, 8 elements inside
             // one row) for every step below `steps`, which is the only time `issue` is called;
             // device buffers are 256-byte aligned and every offset is a multiple of 8 elements
             // (16 bytes). The destinations are below `STAGES * STAGE_ELEMENTS`, the length of the
             // dynamic shared memory the launch gives (checked by the host launcher), and 16-byte
             // aligned (multiples of 8 elements from a 16-byte aligned start).
-            unroll!(j < A_COPIES => {
-                let dst = stage + a_dst + (j * A_ROWS_PER_COPY * BLOCK_K) as u32;
-                let src = a_src.wrapping_add(j * a_copy_stride);
-                // SAFETY: see above.
-                unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
+            unroll!(q < COPIES_PER_SLICE => {
+                let copy = part * COPIES_PER_SLICE + q;
+                if copy < A_COPIES {
+                    let dst = stage + a_dst + (copy * A_ROWS_PER_COPY * BLOCK_K) as u32;
+                    let src = a_src.wrapping_add(copy * a_copy_stride);
+                    // SAFETY: see above.
+                    unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
+                } else {
+                    let j = copy - A_COPIES;
+                    let dst = stage + b_dst + (j * B_ROWS_PER_COPY * BLOCK_N) as u32;
+                    let src = b_src.wrapping_add(j * b_copy_stride);
+                    // SAFETY: see above.
+                    unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
+                }
             });
-            unroll!(j < B_COPIES => {
-                let dst = stage + b_dst + (j * B_ROWS_PER_COPY * BLOCK_N) as u32;
-                let src = b_src.wrapping_add(j * b_copy_stride);
-                // SAFETY: see above.
-                unsafe { async_copy_unchecked(shared, dst as usize, src, 8) };
-            });
-            *a_src = a_src.wrapping_add(BLOCK_K);
-            *b_src = b_src.wrapping_add(b_step);
+            if part == COPY_SLICES - 1 {
+                *a_src = a_src.wrapping_add(BLOCK_K);
+                *b_src = b_src.wrapping_add(b_step);
+            }
         };
         // Loads K-slice `slice` of the stage at `stage` into fragments.
         let load = |shared: &SharedSlice<u16>, stage: u32, slice: usize| -> Fragments {
@@ -306,7 +321,9 @@ mod body {
         let mut write_stage = 0u32;
         for step in 0..STAGES - 1 {
             if step < steps {
-                issue(&mut shared, write_stage, &mut a_src, &mut b_src);
+                unroll!(part < COPY_SLICES => {
+                    issue(&mut shared, write_stage, part, &mut a_src, &mut b_src);
+                });
             }
             async_copy_commit();
             write_stage = advance(write_stage);
@@ -325,26 +342,34 @@ mod body {
                 let next = if slice + 1 < K_SLICES {
                     load(&shared, read_stage, slice + 1)
                 } else {
-                    // The last slice of the stage: wait for step + 1's copies (groups up to
-                    // step + 1 are complete when only the STAGES - 2 newest may be pending),
-                    // and after the barrier they are visible to every thread, and every warp
-                    // has loaded its last fragments of this stage, so the copies issued at the
-                    // next step's first slice may refill it.
-                    async_copy_wait::<{ STAGES as u32 - 2 }>();
-                    syncthreads();
                     // After the last step this loads a stage no copy writes any more: in
                     // bounds, unused, and cheaper than a branch around it.
                     read_stage = advance(read_stage);
                     load(&shared, read_stage, 0)
                 };
-                if slice == 0 {
+                if slice < COPY_SLICES {
                     // Refill the stage read in the previous step (every warp is past the
-                    // barrier that followed its last fragment loads).
+                    // barrier that followed its last fragment loads of it), a part per slice;
+                    // the group closes before the wait below.
                     if step + STAGES - 1 < steps {
-                        issue(&mut shared, write_stage, &mut a_src, &mut b_src);
+                        issue(&mut shared, write_stage, slice, &mut a_src, &mut b_src);
                     }
-                    async_copy_commit();
-                    write_stage = advance(write_stage);
+                    if slice == COPY_SLICES - 1 {
+                        async_copy_commit();
+                        write_stage = advance(write_stage);
+                    }
+                }
+                if slice == K_SLICES - 2 {
+                    // Every fragment load of this stage has been issued (the last slice's just
+                    // above): wait for step + 1's copies (groups up to step + 1 are complete
+                    // when only the STAGES - 2 newest may be pending); after the barrier they
+                    // are visible to every thread, and every warp has loaded its last fragments
+                    // of this stage, which the next step's copies refill. The last slice's
+                    // `mma`s then run before the first loads of the next stage, so the loads
+                    // that every warp issues at once after the barrier are not waited for at
+                    // once.
+                    async_copy_wait::<{ STAGES as u32 - 2 }>();
+                    syncthreads();
                 }
                 let (a_frag, b_frag) = &current;
                 unroll!(i < MMA_TILES.0 => {

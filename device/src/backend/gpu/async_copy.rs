@@ -104,6 +104,12 @@ pub(crate) unsafe fn copy_unchecked(destination: *mut u8, source: *const u8, byt
 /// [`copy_unchecked`] of 16 bytes to the 32-bit shared-state-space address `destination`: the
 /// form of the façade's unchecked copies, whose destination arithmetic then stays in 32 bits.
 ///
+/// It goes through L1 (`cp.async.ca`, like the 4- and 8-byte copies) rather than around it
+/// (`.cg`): on the H100 the SMs of `kernels-nvptx`'s bf16 GEMM, whose warps copy whole 32-byte
+/// sectors as two 16-byte halves, received twice the sectors they asked for with `.cg` (100.7 M
+/// for 50.3 M at 4096^3, Nsight Compute's `l1tex__m_xbar2l1tex_read_sectors`) and exactly
+/// those with `.ca`, which ran the GEMM 1.3x as fast (`bench/results/h100-2026-11-24-gemm.md`).
+///
 /// # Safety
 /// As [`copy_unchecked`] with `bytes = source_bytes = 16`.
 #[inline(always)]
@@ -113,7 +119,7 @@ pub(crate) unsafe fn copy16_unchecked_shared(destination: u32, source: *const u8
     unsafe {
         core::arch::asm!(
             "{{ .reg .u64 g; cvta.to.global.u64 g, {s};",
-            "cp.async.cg.shared.global [{d}], [g], 16; }}",
+            "cp.async.ca.shared.global [{d}], [g], 16; }}",
             d = in(reg32) destination, s = in(reg64) source,
             options(nostack)
         )

@@ -56,7 +56,7 @@
 //! 30-bit count into one `u32`. A longer buffer is an error naming the limit.
 
 use ferrocuda::device::atomic::{Ordering, atomic_load, atomic_store};
-use ferrocuda::device::block_radix_rank::for_each_item;
+use ferrocuda::device::block_radix_rank::{block_radix_rank_counted, for_each_item};
 use ferrocuda::device::shared::{Shape, Shared};
 use ferrocuda::prelude::*;
 
@@ -422,7 +422,11 @@ fn look_back(
 /// shift + bits` of their mapped keys, stably, go to their place in `keys_out`. `pass` names the
 /// pass's counts, counter and states in `control` (a sort of `passes` passes). Blocks of
 /// [`SORT_THREADS`] threads, one per tile; dynamic shared memory: [`pass_shared_bytes`].
-#[kernel(instances(u32, i32, f32, u64))]
+#[kernel(
+    instances(u32, i32, f32, u64),
+    max_block(SORT_THREADS),
+    min_blocks_per_sm(3)
+)]
 pub fn radix_onesweep_keys<K: RadixKey>(
     pass: u32,
     passes: u32,
@@ -444,10 +448,14 @@ pub fn radix_onesweep_keys<K: RadixKey>(
 }
 
 /// One pass of the sort of pairs: [`radix_onesweep_keys`], the values following their keys.
-#[kernel(instances(
-    (u32, u32), (i32, u32), (f32, u32), (u64, u32),
-    (u32, u64), (i32, u64), (f32, u64), (u64, u64)
-))]
+#[kernel(
+    instances(
+        (u32, u32), (i32, u32), (f32, u32), (u64, u32),
+        (u32, u64), (i32, u64), (f32, u64), (u64, u64)
+    ),
+    max_block(SORT_THREADS),
+    min_blocks_per_sm(2)
+)]
 pub fn radix_onesweep_pairs<K: RadixKey, V: Copy>(
     pass: u32,
     passes: u32,
@@ -535,9 +543,10 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     let full = valid == SORT_TILE && (!separate || values_in.len() >= n);
     let mut keys = [<K::Bits as RadixBits>::MAX; SORT_ITEMS];
     let mut values = [None; SORT_ITEMS];
-    for_each_item::<SORT_ITEMS>(|i| {
-        let index = first + striped + warp_size * i;
-        if full {
+    // One branch for the tile, not one per key: a full tile's loads are straight-line code.
+    if full {
+        for_each_item::<SORT_ITEMS>(|i| {
+            let index = first + striped + warp_size * i;
             // SAFETY: `index < first + SORT_TILE <= n`, the length of `keys_in` and, when the
             // values are loaded here (`separate`), at most that of `values_in` (`full`).
             unsafe {
@@ -546,28 +555,46 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
                     values[i] = Some(*values_in.get_unchecked(index));
                 }
             }
-        } else if index < n {
-            keys[i] = keys_in[index].to_bits();
-            if separate {
-                values[i] = Some(values_in[index]);
+        });
+    } else {
+        for_each_item::<SORT_ITEMS>(|i| {
+            let index = first + striped + warp_size * i;
+            if index < n {
+                keys[i] = keys_in[index].to_bits();
+                if separate {
+                    values[i] = Some(values_in[index]);
+                }
             }
-        }
-    });
-    let base = digit_base(&mut scan, control, layout, pass, radix);
-    // Ranked as 8-bit digits whatever the pass's width (a narrower digit is one of them): a
-    // constant width unrolls the rank's ballots.
-    let digits: [u32; SORT_ITEMS] = core::array::from_fn(|i| keys[i].digit(shift, mask));
-    let ranks = block_radix_rank(&mut counters, &mut scan, digits, RADIX_BITS);
-
-    // This tile's count of each digit, published at once so that the later tiles' look-backs
-    // find it as early as possible.
-    let mut start = 0;
-    let mut count = 0;
-    if t < radix {
-        start = block_radix_digit_start(&counters, t as u32);
-        count = block_radix_digit_start(&counters, t as u32 + 1) - start;
-        publish_aggregate(control, layout, pass, tile, t, count);
+        });
     }
+    // Where each digit starts in the pass's output: tile 0 alone scans the pass's counts and
+    // adds them to what it publishes; the later tiles find them in their look-back.
+    let base = if tile == 0 {
+        digit_base(&mut scan, control, layout, pass, radix)
+    } else {
+        0
+    };
+    // Ranked as 8-bit digits whatever the pass's width (a narrower digit is one of them): a
+    // constant width unrolls the rank's ballots. This tile's count of each digit is published
+    // as soon as the rank has counted the digits, before it ranks the keys, so that the later
+    // tiles' look-backs find it as early as possible.
+    let digits: [u32; SORT_ITEMS] = core::array::from_fn(|i| keys[i].digit(shift, mask));
+    let mut count = 0;
+    let ranks = block_radix_rank_counted::<SORT_THREADS, SORT_ITEMS, _, _>(
+        &mut counters,
+        &mut scan,
+        digits,
+        RADIX_BITS,
+        |digit, digit_count| {
+            // Thread `t` gets digit `t`'s count (`SORT_THREADS >= RADIX`).
+            if (digit as usize) < radix {
+                count = digit_count;
+                publish_aggregate(control, layout, pass, tile, digit as usize, base + count);
+            }
+        },
+    );
+    const { assert!(SORT_THREADS as usize >= RADIX) };
+
     for_each_item::<SORT_ITEMS>(|i| {
         // SAFETY: a rank is below the tile's size, `SORT_TILE` (block_radix_rank).
         unsafe { exchange.set_unchecked(ranks[i] as usize, keys[i]) };
@@ -576,12 +603,17 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
             unsafe { exchange.set_unchecked(ranks[i] as usize, value) };
         }
     });
-    // Each digit's place: its start in the output, plus the earlier tiles' keys of that digit,
-    // minus its start in this tile. After the exchange's writes, so that the keys and values
-    // are out of registers while the look-back waits.
+    // Each digit's place: the keys of that digit of the earlier tiles (with the digit's start
+    // in the output, which tile 0 added), minus its start in this tile. After the exchange's
+    // writes, so that the keys and values are out of registers while the look-back waits.
     if t < radix {
-        let before = look_back(control, layout, pass, tile, t, count);
-        offsets[t] = base.wrapping_add(before).wrapping_sub(start);
+        let start = block_radix_digit_start(&counters, t as u32);
+        let before = if tile == 0 {
+            base
+        } else {
+            look_back(control, layout, pass, tile, t, count)
+        };
+        offsets[t] = before.wrapping_sub(start);
     }
     syncthreads();
 

@@ -264,24 +264,41 @@ pub fn radix_histogram<K: RadixKey>(keys: &[K], begin_bit: u32, end_bit: u32, co
     while first < n {
         // Striped: item `i` of thread `t` is key `first + i * threads + t` (coalesced loads).
         let mut bits = [<K::Bits as RadixBits>::MAX; HISTOGRAM_ITEMS];
-        for_each_item::<HISTOGRAM_ITEMS>(|i| {
-            let index = first + i * threads + rank;
-            if index < n {
-                bits[i] = keys[index].to_bits();
-            }
-        });
+        let full = n - first >= tile;
+        if full {
+            for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                // SAFETY: `first + i * threads + rank < first + tile <= n`, the length.
+                bits[i] = unsafe { keys.get_unchecked(first + i * threads + rank) }.to_bits();
+            });
+        } else {
+            for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                let index = first + i * threads + rank;
+                if index < n {
+                    bits[i] = keys[index].to_bits();
+                }
+            });
+        }
         for pass in 0..passes {
             let shift = begin_bit + pass as u32 * RADIX_BITS;
             let mask = digit_mask((end_bit - shift).min(RADIX_BITS)) & (RADIX as u32 - 1);
-            for_each_item::<HISTOGRAM_ITEMS>(|i| {
-                // A select rather than a branch: past the end, the padding slot.
-                let slot = if first + i * threads + rank < n {
-                    pass * RADIX + bits[i].digit(shift, mask) as usize
-                } else {
-                    padding
-                };
-                counts.atomic_add(slot, 1);
-            });
+            // The pass's counts start at `pass * RADIX`: a digit below `RADIX` is or-ed in, and
+            // the compiler sees every slot below `RADIX * 8` (no bounds check).
+            let row = ((pass as u32) & 7) << RADIX_BITS;
+            if full {
+                for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                    counts.atomic_add((row | bits[i].digit(shift, mask)) as usize, 1);
+                });
+            } else {
+                for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                    // A select rather than a branch: past the end, the padding slot.
+                    let slot = if first + i * threads + rank < n {
+                        (row | bits[i].digit(shift, mask)) as usize
+                    } else {
+                        padding
+                    };
+                    counts.atomic_add(slot, 1);
+                });
+            }
         }
         first += stride;
     }

@@ -55,6 +55,7 @@
 //! A sort takes fewer than [`MAX_SORT_LEN`] (2^30) keys: a tile state packs a 2-bit status and a
 //! 30-bit count into one `u32`. A longer buffer is an error naming the limit.
 
+use core::mem::MaybeUninit;
 use ferrocuda::device::atomic::{Ordering, atomic_load, atomic_store};
 use ferrocuda::device::block_radix_rank::{block_radix_rank_counted, for_each_item};
 use ferrocuda::device::shared::{Shape, Shared};
@@ -559,7 +560,9 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     // public, so a launch with fewer values must fall back to the checked loads.
     let full = valid == SORT_TILE && (!separate || values_in.len() >= n);
     let mut keys = [<K::Bits as RadixBits>::MAX; SORT_ITEMS];
-    let mut values = [None; SORT_ITEMS];
+    // A value is loaded where its key is (a full tile, or an index below `n`): a flag per item
+    // would cost a register each.
+    let mut values = [MaybeUninit::<V>::uninit(); SORT_ITEMS];
     // One branch for the tile, not one per key: a full tile's loads are straight-line code.
     if full {
         for_each_item::<SORT_ITEMS>(|i| {
@@ -569,7 +572,7 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
             unsafe {
                 keys[i] = keys_in.get_unchecked(index).to_bits();
                 if separate {
-                    values[i] = Some(*values_in.get_unchecked(index));
+                    values[i] = MaybeUninit::new(*values_in.get_unchecked(index));
                 }
             }
         });
@@ -579,7 +582,7 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
             if index < n {
                 keys[i] = keys_in[index].to_bits();
                 if separate {
-                    values[i] = Some(values_in[index]);
+                    values[i] = MaybeUninit::new(values_in[index]);
                 }
             }
         });
@@ -615,9 +618,12 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     for_each_item::<SORT_ITEMS>(|i| {
         // SAFETY: a rank is below the tile's size, `SORT_TILE` (block_radix_rank).
         unsafe { exchange.set_unchecked(ranks[i] as usize, keys[i]) };
-        if let (Some(exchange), Some(value)) = (&mut value_exchange, values[i]) {
-            // SAFETY: as above.
-            unsafe { exchange.set_unchecked(ranks[i] as usize, value) };
+        if let Some(exchange) = &mut value_exchange
+            && (full || first + striped + warp_size * i < n)
+        {
+            // SAFETY: the rank as above; the value was loaded, as its key was (`full`, or its
+            // index is below `n`).
+            unsafe { exchange.set_unchecked(ranks[i] as usize, values[i].assume_init()) };
         }
     });
     // Each digit's place: the keys of that digit of the earlier tiles (with the digit's start

@@ -642,26 +642,43 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
 
     // The keys in digit order, striped: consecutive threads write consecutive places of a
     // digit's run.
+    // In 32 bits (a sort has fewer than 2^30 keys): a full tile writes every position, and a
+    // place is checked against the output's length in one 32-bit compare.
     let mut sorted_digits = [0u32; SORT_ITEMS];
-    for_each_item::<SORT_ITEMS>(|j| {
-        let position = j * SORT_THREADS as usize + t;
-        if position < valid {
-            // SAFETY: `position < valid <= SORT_TILE`; written before the barrier.
-            let key = unsafe { exchange.get_unchecked(position) };
-            let digit = key.digit(shift, mask);
-            if !separate {
-                sorted_digits[j] = digit;
-            }
-            // SAFETY: `digit <= mask < RADIX`, the length of `offsets`.
-            let offset = unsafe { offsets.get_unchecked(digit as usize) };
-            let place = offset.wrapping_add(position as u32) as usize;
-            keys_out[place] = K::from_bits(key);
-            if let Some(values) = &value_exchange {
-                // SAFETY: as above.
-                values_out[place] = unsafe { values.get_unchecked(position) };
-            }
+    let whole = valid == SORT_TILE;
+    let valid = valid as u32;
+    let keys_len = clamp_len(keys_out.len());
+    let values_len = clamp_len(values_out.len());
+    let mut scatter = |j: usize, position: u32| {
+        // SAFETY: `position < valid <= SORT_TILE`; written before the barrier.
+        let key = unsafe { exchange.get_unchecked(position as usize) };
+        let digit = key.digit(shift, mask);
+        if !separate {
+            sorted_digits[j] = digit;
         }
-    });
+        // SAFETY: `digit <= mask < RADIX`, the length of `offsets`.
+        let offset = unsafe { offsets.get_unchecked(digit as usize) };
+        let place = offset.wrapping_add(position);
+        store(keys_out, keys_len, place, K::from_bits(key));
+        if let Some(values) = &value_exchange {
+            // SAFETY: as above.
+            store(values_out, values_len, place, unsafe {
+                values.get_unchecked(position as usize)
+            });
+        }
+    };
+    // One branch for the tile, as the loads.
+    if whole {
+        for_each_item::<SORT_ITEMS>(|j| scatter(j, j as u32 * SORT_THREADS + t as u32));
+    } else {
+        for_each_item::<SORT_ITEMS>(|j| {
+            let position = j as u32 * SORT_THREADS + t as u32;
+            if position < valid {
+                scatter(j, position);
+            }
+        });
+    }
+    let valid = valid as usize;
     if !PAIRS || separate {
         return;
     }
@@ -686,6 +703,41 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
             values_out[place] = unsafe { exchange.get_unchecked(position) };
         }
     });
+}
+
+/// `len` as a `u32`, saturated: an index below it is below `len`.
+#[inline(always)]
+fn clamp_len(len: usize) -> u32 {
+    len.min(u32::MAX as usize) as u32
+}
+
+/// `out[index] = value`, checked in 32 bits against `len` ([`clamp_len`] of `out.len()`): a
+/// pass's place past it (control words that do not match the keys) is a kernel panic.
+#[inline(always)]
+#[track_caller]
+fn store<T>(out: &mut [T], len: u32, index: u32, value: T) {
+    if index < len {
+        // SAFETY: `index < len <= out.len()`.
+        unsafe { *out.get_unchecked_mut(index as usize) = value };
+    } else {
+        place_out_of_bounds(index, out.len());
+    }
+}
+
+/// The panic of a place past the pass's output.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn place_out_of_bounds(index: u32, len: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = (index, len);
+        panic!("radix sort pass: a key's place is past the output (control words not cleared?)");
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!(
+        "radix sort pass: a key's place {index} is past the output of {len} (control words not cleared?)"
+    );
 }
 
 /// Whether a pass over keys of `key_bytes` and values of `value_bytes` bytes gives the values an

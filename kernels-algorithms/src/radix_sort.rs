@@ -55,8 +55,9 @@
 //! A sort takes fewer than [`MAX_SORT_LEN`] (2^30) keys: a tile state packs a 2-bit status and a
 //! 30-bit count into one `u32`. A longer buffer is an error naming the limit.
 
+use core::mem::MaybeUninit;
 use ferrocuda::device::atomic::{Ordering, atomic_load, atomic_store};
-use ferrocuda::device::block_radix_rank::for_each_item;
+use ferrocuda::device::block_radix_rank::{block_radix_rank_counted, for_each_item};
 use ferrocuda::device::shared::{Shape, Shared};
 use ferrocuda::prelude::*;
 
@@ -264,24 +265,41 @@ pub fn radix_histogram<K: RadixKey>(keys: &[K], begin_bit: u32, end_bit: u32, co
     while first < n {
         // Striped: item `i` of thread `t` is key `first + i * threads + t` (coalesced loads).
         let mut bits = [<K::Bits as RadixBits>::MAX; HISTOGRAM_ITEMS];
-        for_each_item::<HISTOGRAM_ITEMS>(|i| {
-            let index = first + i * threads + rank;
-            if index < n {
-                bits[i] = keys[index].to_bits();
-            }
-        });
+        let full = n - first >= tile;
+        if full {
+            for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                // SAFETY: `first + i * threads + rank < first + tile <= n`, the length.
+                bits[i] = unsafe { keys.get_unchecked(first + i * threads + rank) }.to_bits();
+            });
+        } else {
+            for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                let index = first + i * threads + rank;
+                if index < n {
+                    bits[i] = keys[index].to_bits();
+                }
+            });
+        }
         for pass in 0..passes {
             let shift = begin_bit + pass as u32 * RADIX_BITS;
             let mask = digit_mask((end_bit - shift).min(RADIX_BITS)) & (RADIX as u32 - 1);
-            for_each_item::<HISTOGRAM_ITEMS>(|i| {
-                // A select rather than a branch: past the end, the padding slot.
-                let slot = if first + i * threads + rank < n {
-                    pass * RADIX + bits[i].digit(shift, mask) as usize
-                } else {
-                    padding
-                };
-                counts.atomic_add(slot, 1);
-            });
+            // The pass's counts start at `pass * RADIX`: a digit below `RADIX` is or-ed in, and
+            // the compiler sees every slot below `RADIX * 8` (no bounds check).
+            let row = ((pass as u32) & 7) << RADIX_BITS;
+            if full {
+                for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                    counts.atomic_add((row | bits[i].digit(shift, mask)) as usize, 1);
+                });
+            } else {
+                for_each_item::<HISTOGRAM_ITEMS>(|i| {
+                    // A select rather than a branch: past the end, the padding slot.
+                    let slot = if first + i * threads + rank < n {
+                        (row | bits[i].digit(shift, mask)) as usize
+                    } else {
+                        padding
+                    };
+                    counts.atomic_add(slot, 1);
+                });
+            }
         }
         first += stride;
     }
@@ -422,7 +440,11 @@ fn look_back(
 /// shift + bits` of their mapped keys, stably, go to their place in `keys_out`. `pass` names the
 /// pass's counts, counter and states in `control` (a sort of `passes` passes). Blocks of
 /// [`SORT_THREADS`] threads, one per tile; dynamic shared memory: [`pass_shared_bytes`].
-#[kernel(instances(u32, i32, f32, u64))]
+#[kernel(
+    instances(u32, i32, f32, u64),
+    max_block(SORT_THREADS),
+    min_blocks_per_sm(3)
+)]
 pub fn radix_onesweep_keys<K: RadixKey>(
     pass: u32,
     passes: u32,
@@ -444,10 +466,14 @@ pub fn radix_onesweep_keys<K: RadixKey>(
 }
 
 /// One pass of the sort of pairs: [`radix_onesweep_keys`], the values following their keys.
-#[kernel(instances(
-    (u32, u32), (i32, u32), (f32, u32), (u64, u32),
-    (u32, u64), (i32, u64), (f32, u64), (u64, u64)
-))]
+#[kernel(
+    instances(
+        (u32, u32), (i32, u32), (f32, u32), (u64, u32),
+        (u32, u64), (i32, u64), (f32, u64), (u64, u64)
+    ),
+    max_block(SORT_THREADS),
+    min_blocks_per_sm(2)
+)]
 pub fn radix_onesweep_pairs<K: RadixKey, V: Copy>(
     pass: u32,
     passes: u32,
@@ -534,79 +560,125 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
     // public, so a launch with fewer values must fall back to the checked loads.
     let full = valid == SORT_TILE && (!separate || values_in.len() >= n);
     let mut keys = [<K::Bits as RadixBits>::MAX; SORT_ITEMS];
-    let mut values = [None; SORT_ITEMS];
-    for_each_item::<SORT_ITEMS>(|i| {
-        let index = first + striped + warp_size * i;
-        if full {
+    // A value is loaded where its key is (a full tile, or an index below `n`): a flag per item
+    // would cost a register each.
+    let mut values = [MaybeUninit::<V>::uninit(); SORT_ITEMS];
+    // One branch for the tile, not one per key: a full tile's loads are straight-line code.
+    if full {
+        for_each_item::<SORT_ITEMS>(|i| {
+            let index = first + striped + warp_size * i;
             // SAFETY: `index < first + SORT_TILE <= n`, the length of `keys_in` and, when the
             // values are loaded here (`separate`), at most that of `values_in` (`full`).
             unsafe {
                 keys[i] = keys_in.get_unchecked(index).to_bits();
                 if separate {
-                    values[i] = Some(*values_in.get_unchecked(index));
+                    values[i] = MaybeUninit::new(*values_in.get_unchecked(index));
                 }
             }
-        } else if index < n {
-            keys[i] = keys_in[index].to_bits();
-            if separate {
-                values[i] = Some(values_in[index]);
+        });
+    } else {
+        for_each_item::<SORT_ITEMS>(|i| {
+            let index = first + striped + warp_size * i;
+            if index < n {
+                keys[i] = keys_in[index].to_bits();
+                if separate {
+                    values[i] = MaybeUninit::new(values_in[index]);
+                }
             }
-        }
-    });
-    let base = digit_base(&mut scan, control, layout, pass, radix);
-    // Ranked as 8-bit digits whatever the pass's width (a narrower digit is one of them): a
-    // constant width unrolls the rank's ballots.
-    let digits: [u32; SORT_ITEMS] = core::array::from_fn(|i| keys[i].digit(shift, mask));
-    let ranks = block_radix_rank(&mut counters, &mut scan, digits, RADIX_BITS);
-
-    // This tile's count of each digit, published at once so that the later tiles' look-backs
-    // find it as early as possible.
-    let mut start = 0;
-    let mut count = 0;
-    if t < radix {
-        start = block_radix_digit_start(&counters, t as u32);
-        count = block_radix_digit_start(&counters, t as u32 + 1) - start;
-        publish_aggregate(control, layout, pass, tile, t, count);
+        });
     }
+    // Where each digit starts in the pass's output: tile 0 alone scans the pass's counts and
+    // adds them to what it publishes; the later tiles find them in their look-back.
+    let base = if tile == 0 {
+        digit_base(&mut scan, control, layout, pass, radix)
+    } else {
+        0
+    };
+    // Ranked as 8-bit digits whatever the pass's width (a narrower digit is one of them): a
+    // constant width unrolls the rank's ballots. This tile's count of each digit is published
+    // as soon as the rank has counted the digits, before it ranks the keys, so that the later
+    // tiles' look-backs find it as early as possible.
+    let digits: [u32; SORT_ITEMS] = core::array::from_fn(|i| keys[i].digit(shift, mask));
+    let mut count = 0;
+    let ranks = block_radix_rank_counted::<SORT_THREADS, SORT_ITEMS, _, _>(
+        &mut counters,
+        &mut scan,
+        digits,
+        RADIX_BITS,
+        |digit, digit_count| {
+            // Thread `t` gets digit `t`'s count (`SORT_THREADS >= RADIX`).
+            if (digit as usize) < radix {
+                count = digit_count;
+                publish_aggregate(control, layout, pass, tile, digit as usize, base + count);
+            }
+        },
+    );
+    const { assert!(SORT_THREADS as usize >= RADIX) };
+
     for_each_item::<SORT_ITEMS>(|i| {
         // SAFETY: a rank is below the tile's size, `SORT_TILE` (block_radix_rank).
         unsafe { exchange.set_unchecked(ranks[i] as usize, keys[i]) };
-        if let (Some(exchange), Some(value)) = (&mut value_exchange, values[i]) {
-            // SAFETY: as above.
-            unsafe { exchange.set_unchecked(ranks[i] as usize, value) };
+        if let Some(exchange) = &mut value_exchange
+            && (full || first + striped + warp_size * i < n)
+        {
+            // SAFETY: the rank as above; the value was loaded, as its key was (`full`, or its
+            // index is below `n`).
+            unsafe { exchange.set_unchecked(ranks[i] as usize, values[i].assume_init()) };
         }
     });
-    // Each digit's place: its start in the output, plus the earlier tiles' keys of that digit,
-    // minus its start in this tile. After the exchange's writes, so that the keys and values
-    // are out of registers while the look-back waits.
+    // Each digit's place: the keys of that digit of the earlier tiles (with the digit's start
+    // in the output, which tile 0 added), minus its start in this tile. After the exchange's
+    // writes, so that the keys and values are out of registers while the look-back waits.
     if t < radix {
-        let before = look_back(control, layout, pass, tile, t, count);
-        offsets[t] = base.wrapping_add(before).wrapping_sub(start);
+        let start = block_radix_digit_start(&counters, t as u32);
+        let before = if tile == 0 {
+            base
+        } else {
+            look_back(control, layout, pass, tile, t, count)
+        };
+        offsets[t] = before.wrapping_sub(start);
     }
     syncthreads();
 
     // The keys in digit order, striped: consecutive threads write consecutive places of a
     // digit's run.
+    // In 32 bits (a sort has fewer than 2^30 keys): a full tile writes every position, and a
+    // place is checked against the output's length in one 32-bit compare.
     let mut sorted_digits = [0u32; SORT_ITEMS];
-    for_each_item::<SORT_ITEMS>(|j| {
-        let position = j * SORT_THREADS as usize + t;
-        if position < valid {
-            // SAFETY: `position < valid <= SORT_TILE`; written before the barrier.
-            let key = unsafe { exchange.get_unchecked(position) };
-            let digit = key.digit(shift, mask);
-            if !separate {
-                sorted_digits[j] = digit;
-            }
-            // SAFETY: `digit <= mask < RADIX`, the length of `offsets`.
-            let offset = unsafe { offsets.get_unchecked(digit as usize) };
-            let place = offset.wrapping_add(position as u32) as usize;
-            keys_out[place] = K::from_bits(key);
-            if let Some(values) = &value_exchange {
-                // SAFETY: as above.
-                values_out[place] = unsafe { values.get_unchecked(position) };
-            }
+    let whole = valid == SORT_TILE;
+    let valid = valid as u32;
+    let keys_len = clamp_len(keys_out.len());
+    let values_len = clamp_len(values_out.len());
+    let mut scatter = |j: usize, position: u32| {
+        // SAFETY: `position < valid <= SORT_TILE`; written before the barrier.
+        let key = unsafe { exchange.get_unchecked(position as usize) };
+        let digit = key.digit(shift, mask);
+        if !separate {
+            sorted_digits[j] = digit;
         }
-    });
+        // SAFETY: `digit <= mask < RADIX`, the length of `offsets`.
+        let offset = unsafe { offsets.get_unchecked(digit as usize) };
+        let place = offset.wrapping_add(position);
+        store(keys_out, keys_len, place, K::from_bits(key));
+        if let Some(values) = &value_exchange {
+            // SAFETY: as above.
+            store(values_out, values_len, place, unsafe {
+                values.get_unchecked(position as usize)
+            });
+        }
+    };
+    // One branch for the tile, as the loads.
+    if whole {
+        for_each_item::<SORT_ITEMS>(|j| scatter(j, j as u32 * SORT_THREADS + t as u32));
+    } else {
+        for_each_item::<SORT_ITEMS>(|j| {
+            let position = j as u32 * SORT_THREADS + t as u32;
+            if position < valid {
+                scatter(j, position);
+            }
+        });
+    }
+    let valid = valid as usize;
     if !PAIRS || separate {
         return;
     }
@@ -631,6 +703,41 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
             values_out[place] = unsafe { exchange.get_unchecked(position) };
         }
     });
+}
+
+/// `len` as a `u32`, saturated: an index below it is below `len`.
+#[inline(always)]
+fn clamp_len(len: usize) -> u32 {
+    len.min(u32::MAX as usize) as u32
+}
+
+/// `out[index] = value`, checked in 32 bits against `len` ([`clamp_len`] of `out.len()`): a
+/// pass's place past it (control words that do not match the keys) is a kernel panic.
+#[inline(always)]
+#[track_caller]
+fn store<T>(out: &mut [T], len: u32, index: u32, value: T) {
+    if index < len {
+        // SAFETY: `index < len <= out.len()`.
+        unsafe { *out.get_unchecked_mut(index as usize) = value };
+    } else {
+        place_out_of_bounds(index, out.len());
+    }
+}
+
+/// The panic of a place past the pass's output.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn place_out_of_bounds(index: u32, len: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = (index, len);
+        panic!("radix sort pass: a key's place is past the output (control words not cleared?)");
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!(
+        "radix sort pass: a key's place {index} is past the output of {len} (control words not cleared?)"
+    );
 }
 
 /// Whether a pass over keys of `key_bytes` and values of `value_bytes` bytes gives the values an

@@ -89,7 +89,7 @@ device_tests! {
     fn misuses_panic_naming_the_values(device) {
         let stream = device.default_stream();
         let cases: [(u32, u32, &str, &str); 3] = [
-            (0, 0, "block_radix_rank: counters too small", "8-bit digits on a block of 64 threads need 769 elements (radix_rank_counters_len), the counters have 3"),
+            (0, 0, "block_radix_rank: counters too small", "8-bit digits on a block of 64 threads need 771 elements (radix_rank_counters_len), the counters have 3"),
             (1, 4 * 800, "block_radix_rank: radix_bits", "radix_bits is 9; it must be between 1 and 8"),
             (2, 4 * 800, "block_radix_rank: ", "digit 300 has more than 8 bits"),
         ];

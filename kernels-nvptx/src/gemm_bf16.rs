@@ -3,9 +3,9 @@
 //! row-major.
 //!
 //! # How it works
-//! - **Block tile** [`BLOCK_M`] x [`BLOCK_N`] x [`BLOCK_K`] = 128 x 256 x 32, computed by
+//! - **Block tile** [`BLOCK_M`] x [`BLOCK_N`] x [`BLOCK_K`] = 128 x 256 x 64, computed by
 //!   [`THREADS`] = 256 threads (8 warps), one block per tile of `C`, on a one-dimensional grid
-//!   of `(M / 128) (N / 256)` blocks ([`blocks`]); one block per SM (238 registers a
+//!   of `(M / 128) (N / 256)` blocks ([`blocks`]); one block per SM (222 registers a
 //!   thread).
 //! - **Block order** grouped as in Triton's matmul tutorial: blocks `0, 1, 2, ...` walk down
 //!   [`GROUP_M`] = 8 tile rows of one tile column, then the next column of the same 8 rows, and
@@ -13,32 +13,43 @@
 //!   rows of `A` and columns of `B`, which stay in L2, instead of all of `B`.
 //! - **Warp tile** 64 x 64: the warps lie 2 (down M) x 4 (across N); warp `w` covers rows
 //!   `64 (w / 4)` and columns `64 (w % 4)` of the block tile, as 4 x 8 tiles of 16 x 8, each one
-//!   `mma.sync.m16n8k16` per 16 of K, accumulating in 128 `f32` registers per lane. Per 16 of K
-//!   a warp issues 32 `mma`s for 8 `ldmatrix.x4` (4 for `A`, 4 for `B`): a 64 x 64 warp tile
-//!   reads half the shared memory per `mma` that a 64 x 32 one does.
-//! - **Pipeline** of [`STAGES`] = 4 stages in dynamic shared memory ([`SHARED_BYTES`] = 96 KiB,
-//!   which the launch opts in to; it fits every GPU from sm_80 on, the consumer ones' 99 KiB
-//!   included): the `A` and `B` tiles of K-step `t` are copied global -> shared with `cp.async`
-//!   (16-byte copies, two of `A` and four of `B` per thread) into stage `t % 4`, three steps
-//!   ahead of the step being multiplied, at the step's first K-slice.
+//!   `mma.sync.m16n8k16` per 16 of K (a K-slice; four per K-step), accumulating in 128 `f32`
+//!   registers per lane. Per K-slice a warp issues 32 `mma`s for 8 `ldmatrix.x4` (4 for `A`, 4
+//!   for `B`): a 64 x 64 warp tile reads half the shared memory per `mma` that a 64 x 32 one
+//!   does.
+//! - **Pipeline** of [`STAGES`] = 3 stages in dynamic shared memory ([`SHARED_BYTES`] = 144 KiB,
+//!   which the launch opts in to: sm_80, sm_87 and sm_90 have room for it; the 99 KiB of sm_86
+//!   and sm_89 do not, and there the launch fails with the runtime's error naming the limit):
+//!   the `A` and `B` tiles of K-step `t` are copied global -> shared with `cp.async` (16-byte
+//!   copies, four of `A` and eight of `B` per thread) into stage `t % 3`, two steps ahead of the
+//!   step being multiplied. A step's twelve copies are spread over its first three K-slices,
+//!   four at each, so that the warps do not queue them on the load-store unit all at once.
+//! - **Copies through L1**: the 16-byte copies are `cp.async.ca` (see
+//!   [`async_copy_unchecked`](ferrocuda::device::async_copy_unchecked)). With `cp.async.cg`,
+//!   which bypasses L1, the H100 delivered twice the sectors the tiles hold from L2 to the SMs,
+//!   and this kernel ran at 0.69-0.71x its speed with `.ca` (the measured figures below).
 //! - **Fragments** come from shared memory through `ldmatrix`: `.x4` gives one 16 x 16 `A`
 //!   fragment, `.x4.trans` two 16 x 8 `B` fragments (`B` is stored K x N, so its 8 x 8 matrices
 //!   are transposed on the way into the column layout `mma` takes). They are double-buffered:
 //!   the fragments of the next K-slice are loaded before the current slice's 32 `mma`s are
 //!   issued, across the stage boundary too, so `ldmatrix` latency hides behind the `mma`s.
-//! - **One barrier per K-step**, at its last K-slice: `async_copy_wait::<{STAGES - 2}>` (every
-//!   group but the two newest is done: step `t + 1` has arrived), then `syncthreads`, which makes
-//!   every thread's copies visible and says that every warp has loaded its last fragments of
-//!   stage `t % 4`, which the copies of the next step refill.
+//! - **One barrier per K-step**, at its third K-slice, after that slice has loaded the
+//!   fragments of the last one: `async_copy_wait::<{STAGES - 2}>` (every group but the newest is
+//!   done: step `t + 1` has arrived), then `syncthreads`, which makes every thread's copies
+//!   visible and says that every warp has loaded all its fragments of stage `t % 3`, which the
+//!   next step's copies refill. The last slice's 32 `mma`s then run between the barrier and the
+//!   first `mma`s of the next stage, so the `ldmatrix` loads every warp issues at once after the
+//!   barrier have time to arrive. This barrier and the spread copies together gained 3-4 %
+//!   over the barrier at the last slice and all copies at the first.
 //! - **Epilogue**: each lane writes its accumulator elements straight to `C`.
 //!
 //! # What the inner loop costs
 //! Each thread computes its copy sources, copy destinations and `ldmatrix` rows once, as 32-bit
 //! offsets (the swizzle below makes the per-tile, per-copy and per-K offsets additive), and the
 //! loops over fragments and accumulators are unrolled (`unroll!`), so the fragments and the 128
-//! accumulators stay in registers: 238 registers, no stack, about 147 SASS instructions per
-//! K-step of 64 `mma`s on sm_90 (the 128 x 128 tile of 8 warps of 64 x 32 this replaces took
-//! 140 per 32 `mma`s). The copies and `ldmatrix` loads go through the `_unchecked` forms
+//! accumulators stay in registers: 222 registers, no stack, 277 SASS instructions per K-step of
+//! 128 `mma`s on sm_90 (32 `ldmatrix`, 12 `cp.async`, 1 barrier). The copies and `ldmatrix`
+//! loads go through the `_unchecked` forms
 //! ([`async_copy_unchecked`](ferrocuda::device::async_copy_unchecked),
 //! [`ldmatrix_x4_unchecked`](ferrocuda::device::ldmatrix_x4_unchecked)), whose GPU paths add
 //! the row's byte offset to the array's shared-state-space address in 32 bits, so `ptxas`
@@ -48,32 +59,30 @@
 //! step, took 538 instructions per 32 `mma`s and 255 registers: 87 TFLOP/s at 4096^3.
 //!
 //! # Measured (H100, CUDA events, `examples/gemm_bf16`)
-//! On 2026-11-23 (`bench/results/h100-2026-11-23-e-gemm.md`): 280-285 TFLOP/s at 4096^3 and
-//! 326-328 at 8192^3, 0.38x and 0.42x cuBLAS through PyTorch in the same runs (737-739 and
-//! 778-787 TFLOP/s); the 128 x 128 tile of 64 x 32 warps this replaces ran at 228 and 247. The
-//! issue's target of 0.5x is missed. Nsight Compute at 8192^3 (SM clock 1.81 GHz): the tensor
-//! pipe is active 51 % of the cycles (cuBLAS's wgmma kernel: 97 % at 1.64 GHz), no `ldmatrix`
-//! bank conflicts, and the SMs receive from L2 twice the sectors the tiles hold (805 M for
-//! 403 M), also with a swizzle that keeps each 32-byte sector's halves in order (which costs
-//! two-way `ldmatrix` conflicts and 10 % of the speed). Variants measured at the same speed
-//! within 3 %: `BLOCK_K` = 64 with 3 stages (144 KiB), 6 stages of 32, the copies split between
-//! the first and last K-slice; the generic (64-bit) shared addresses the unchecked forms used
-//! before cost 4 % at 8192^3.
+//! On 2026-11-24 (`bench/results/h100-2026-11-24-gemm.md`): 404-405 TFLOP/s at 4096^3 and
+//! 475-476 at 8192^3, 0.56-0.57x and 0.59x cuBLAS through PyTorch in the same command (714.9
+//! and 799.4 TFLOP/s); the 128 x 256 x 32 tile of 4 stages with `.cg` copies this replaces ran
+//! at 276-279 and 326-328 (0.37-0.38x and 0.42x). Nsight Compute at 4096^3 (SM clock
+//! 1.76 GHz): the tensor pipe is active 64.7 % of the cycles (cuBLAS's wgmma kernel: 97 %), the
+//! SMs receive from L2 exactly the sectors the tiles hold, and the warp stalls are mostly the
+//! fixed latencies between `mma`s (26 %) and the busy tensor pipe (22 %), then the load-store
+//! queue (`lg_throttle`, 11 %) and the wait for copies (10.6 %), with 2 warps per scheduler.
+//! Variants measured and not kept are in that file.
 //!
 //! # Shared-memory layout: an XOR swizzle
 //! No padding: the 16-byte chunks of each row are permuted so that the eight rows one
 //! `ldmatrix` matrix reads fall in eight different groups of four banks. A stage's `A` tile is
-//! 128 rows of 32 elements (64 bytes, 4 chunks): element `(r, k)` lives at
-//! `r * 32 + ((k / 8) ^ ((r / 2) % 4)) * 8 + k % 8`. Eight consecutive rows at the same `k` are
-//! then at byte offsets (mod 128) `64 (r % 2) + 16 ((k / 8) ^ ((r / 2) % 4))`: eight different
-//! 16-byte bank groups. (With `BLOCK_K` = 64, rows of 128 bytes, the term is `r % 8`.) A stage's
-//! `B` tile is 32 rows of 256 elements (512 bytes, 32 chunks): element `(k, n)` lives at
-//! `k * 256 + ((n / 8) ^ (k % 8)) * 8 + n % 8`, which likewise spreads the eight rows of one
-//! matrix over the eight bank groups. The `cp.async` copies write whole chunks, so they use the
-//! same formulas.
+//! 128 rows of 64 elements (128 bytes, 8 chunks): element `(r, k)` lives at
+//! `r * 64 + ((k / 8) ^ (r % 8)) * 8 + k % 8`, so eight consecutive rows at the same `k` are at
+//! byte offsets (mod 128) `16 ((k / 8) ^ (r % 8))`: eight different 16-byte bank groups. (With
+//! `BLOCK_K` = 32, rows of 64 bytes, the term is `(r / 2) % 4`, and the offsets
+//! `64 (r % 2) + 16 ((k / 8) ^ ((r / 2) % 4))`.) A stage's `B` tile is 64 rows of 256 elements
+//! (512 bytes, 32 chunks): element `(k, n)` lives at `k * 256 + ((n / 8) ^ (k % 8)) * 8 + n % 8`,
+//! which likewise spreads the eight rows of one matrix over the eight bank groups. The
+//! `cp.async` copies write whole chunks, so they use the same formulas.
 //!
 //! # Sizes
-//! M must be a multiple of 128, N of 256 and K of 32 (no tail handling). [`gemm_bf16_launch`]
+//! M must be a multiple of 128, N of 256 and K of 64 (no tail handling). [`gemm_bf16_launch`]
 //! checks that on the host and returns [`GemmError::Shape`] otherwise; the kernel itself stops
 //! with a panic naming the rule.
 //!
@@ -100,7 +109,7 @@ pub const GROUP_M: usize = 8;
 pub const THREADS: u32 = 256;
 /// Elements (bf16) of one stage: the `A` tile, then the `B` tile.
 const STAGE_ELEMENTS: usize = BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N;
-/// Dynamic shared memory the kernel needs: [`STAGES`] stages of an `A` and a `B` tile, 96 KiB.
+/// Dynamic shared memory the kernel needs: [`STAGES`] stages of an `A` and a `B` tile, 144 KiB.
 pub const SHARED_BYTES: u32 = (STAGES * STAGE_ELEMENTS * 2) as u32;
 /// `c = a b` for row-major bf16 `a` (`m` x `k`), `b` (`k` x `n`) and f32 `c` (`m` x `n`); see
 /// the module documentation. Launch with [`gemm_bf16_launch`], which checks the sizes and the
@@ -425,7 +434,7 @@ mod host {
     /// Why [`gemm_bf16_launch`] did not launch.
     #[derive(Debug)]
     pub enum GemmError {
-        /// A size breaks the kernel's rule (M a multiple of 128, N of 256, K of 32, none zero), or a
+        /// A size breaks the kernel's rule (M a multiple of 128, N of 256, K of 64, none zero), or a
         /// buffer is shorter than its matrix.
         Shape(String),
         /// The kernels' PTX targets an architecture older than sm_80 and the device is a GPU.
@@ -528,7 +537,7 @@ mod host {
     }
 
     /// Queues `c = a b` on `stream` (see [`gemm_bf16`]) after checking the sizes (M a nonzero
-    /// multiple of 128, N of 256, K of 32, buffers long enough) and, on a GPU, that the PTX
+    /// multiple of 128, N of 256, K of 64, buffers long enough) and, on a GPU, that the PTX
     /// targets sm_80 or newer.
     pub fn gemm_bf16_launch(
         stream: &Stream,

@@ -108,7 +108,7 @@ pub(crate) unsafe fn copy_unchecked(destination: *mut u8, source: *const u8, byt
 /// (`.cg`): on the H100 the SMs of `kernels-nvptx`'s bf16 GEMM, whose warps copy whole 32-byte
 /// sectors as two 16-byte halves, received twice the sectors they asked for with `.cg` (100.7 M
 /// for 50.3 M at 4096^3, Nsight Compute's `l1tex__m_xbar2l1tex_read_sectors`) and exactly
-/// those with `.ca`, which ran the GEMM 1.3x as fast (`bench/results/h100-2026-11-24-gemm.md`).
+/// those with `.ca`, which ran the GEMM 1.4x as fast (`bench/results/h100-2026-11-24-gemm.md`).
 ///
 /// # Safety
 /// As [`copy_unchecked`] with `bytes = source_bytes = 16`.

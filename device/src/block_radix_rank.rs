@@ -38,8 +38,9 @@
 //!    that digit with one shared atomic and shuffles the old value to the group; a key's rank is
 //!    that value plus the lanes of its group below it.
 //!
-//! Three barriers, `ITEMS` shared atomics per thread and `ITEMS * (radix_bits + 2)` warp
-//! operations per warp.
+//! Four barriers (one of them the scan's), `ITEMS` shared atomics per thread plus one per group
+//! of equal digits, and `ITEMS * (radix_bits + 1)` warp operations (ballots and a shuffle) per
+//! warp.
 //!
 //! # Scratch
 //! `counters` needs [`radix_rank_counters_len`]`(radix_bits, block_threads)` elements

@@ -29,23 +29,30 @@
 //! 2. [`radix_histogram`]: one read of the keys counts the digits of every pass at once (each
 //!    thread loads [`HISTOGRAM_ITEMS`] keys, then counts them pass by pass; privatized in shared
 //!    memory, then one global atomic per block and bin);
-//! 3. one [`radix_onesweep_keys`] (or [`radix_onesweep_pairs`]) per pass: each block takes the next tile of
-//!    [`SORT_TILE`] keys ([`SORT_THREADS`] threads of [`SORT_ITEMS`] keys, numbered by an atomic
-//!    counter so that earlier tiles are always running or done), ranks them by digit with
-//!    [`block_radix_rank`](ferrocuda::device::block_radix_rank()), and finds, for each digit, how
-//!    many keys of the earlier tiles have it by *decoupled look-back*: it publishes its own count
-//!    (an "aggregate") as soon as the rank gives it, walks back over the earlier tiles' states
-//!    adding aggregates until one publishes an "inclusive" prefix, then publishes its own
-//!    inclusive prefix. The keys are exchanged through shared memory into digit order and
-//!    written out, each digit's run contiguous; the values follow the same permutation.
+//! 3. one [`radix_onesweep_keys`] (or [`radix_onesweep_pairs`]) per pass: each block takes the
+//!    next tile of [`SORT_TILE`] keys ([`SORT_THREADS`] threads of [`SORT_ITEMS`] keys, numbered
+//!    by an atomic counter so that earlier tiles are always running or done), ranks them by
+//!    digit with
+//!    [`block_radix_rank_counted`](ferrocuda::device::block_radix_rank::block_radix_rank_counted)
+//!    and finds, for each digit, how many keys of the earlier tiles have it by *decoupled
+//!    look-back*: it publishes its own count (an "aggregate") as soon as the rank has counted
+//!    the tile's digits, before it ranks the keys (CUB's "early counts"), walks back over the
+//!    earlier tiles' states adding aggregates until one publishes an "inclusive" prefix, then
+//!    publishes its own inclusive prefix. Tile 0 alone scans the pass's digit counts (where each
+//!    digit starts in the output) and publishes them added to its counts as its inclusive
+//!    prefix, so the later tiles get the digits' starts through their look-back. The keys are
+//!    exchanged through shared memory into digit order and written out, each digit's run
+//!    contiguous; the values follow the same permutation.
 //!
 //! # Speed
-//! On an H100 (2^24 random `u32` keys, `bench_sort`, 2026-11-23) a sort of keys takes 0.82 ms,
-//! 0.57x CUB's `DeviceRadixSort` (0.47 ms), pairs 0.97 ms, 0.63x; the target is 0.8x.
-//! Under Nsight Compute a pass executes 87 M warp instructions against CUB's 40 M, at the same
-//! rate per cycle: what is left is instruction count (the ballots of the rank, the look-back's
-//! polling, bounds checks) and 96 registers per thread (2 blocks of 256 threads per SM; CUB runs
-//! 384 threads at 74). `bench/results/h100-2026-11-23-e-sort.md` has the measurements.
+//! On an H100 (2^24 random `u32` keys, `bench_sort`, 2026-11-24) a sort of keys takes 0.488 ms,
+//! 0.96x CUB's `DeviceRadixSort` (0.470 ms), pairs 0.747 ms, 0.82x (0.615 ms); the issue's
+//! target is 0.8x. Under Nsight Compute the pass of keys takes 126.5 µs (CUB's 118-122 µs),
+//! executing 57.6 M warp instructions (CUB 39.5 M) at 79 registers (3 blocks of 256 threads per
+//! SM, 36% of the warps active as CUB's); the pass of pairs 184.9 µs at 124 registers (2 blocks
+//! per SM) against CUB's 146.7 µs at 80; the histogram 43.7 µs as CUB's 43.5 µs.
+//! `bench/results/h100-2026-11-24-sort.md` has the measurements, with the variants that did not
+//! pay.
 //!
 //! The passes alternate between the caller's buffers and the temporary ones; after an odd number
 //! of passes [`radix_copy`] copies the result back, so the sorted data is always in the caller's
@@ -350,8 +357,9 @@ fn digit_base<S: Shape<Index = usize>>(
 /// window instead of one per tile.
 const LOOK_BACK_WINDOW: usize = 4;
 
-/// Publishes `count`, the number of keys of tile `tile` whose digit is `digit` in pass `pass`:
-/// as its inclusive count for tile 0, else as its aggregate (see [`look_back`]).
+/// Publishes `count`, the number of keys of tile `tile` whose digit is `digit` in pass `pass`
+/// (for tile 0 with the digit's start in the output added): as its inclusive count for tile 0,
+/// else as its aggregate (see [`look_back`]).
 #[inline(always)]
 fn publish_aggregate(
     control: &mut [u32],
@@ -369,9 +377,10 @@ fn publish_aggregate(
     control.atomic_store(layout.state(pass, tile, digit), status | count);
 }
 
-/// The number of keys of the tiles before `tile` whose digit is `digit`, by decoupled
-/// look-back over the tile states of pass `pass`, after [`publish_aggregate`] published this
-/// tile's `count`; then publishes this tile's inclusive count.
+/// The number of keys of the tiles before `tile` (`tile > 0`) whose digit is `digit`, plus
+/// the digit's start in the pass's output (which tile 0 added to its inclusive count), by
+/// decoupled look-back over the tile states of pass `pass`, after [`publish_aggregate`]
+/// published this tile's `count`; then publishes this tile's inclusive count.
 ///
 /// The states of one digit are `RADIX` words apart (tile-major); the walk reads them through a
 /// pointer to this tile's state, bounds-checked once, so

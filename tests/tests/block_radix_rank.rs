@@ -1,6 +1,8 @@
 //! `block_radix_rank` (`test_kernels::block_radix_rank`) against a stable counting sort on the
 //! CPU: random digits (many duplicates, one digit only, every digit once) for 1 to 8 radix bits,
-//! on blocks that are and are not multiples of 32, on the simulator and the GPU; and its misuses.
+//! on blocks that are and are not multiples of 32, on the simulator and the GPU; the digit counts
+//! that `block_radix_rank_counted` hands to its callback, and which thread gets each; and the
+//! misuses.
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, expect_panic, rng};
@@ -65,7 +67,70 @@ fn check(device: &Device, threads: u32, radix_bits: u32, digits: &[u32]) {
     }
 }
 
+/// Ranks `digits` with `block_radix_rank_counted` (blocks of [`COUNTED_THREADS`]) and checks the
+/// ranks, the counts the callback got and the thread of each call (thread `t` gets digits
+/// `t * per ..`, `per` the digits per thread rounded up).
+fn check_counted(device: &Device, radix_bits: u32, digits: &[u32]) {
+    let threads = COUNTED_THREADS;
+    let tile = threads as usize * RANK_ITEMS;
+    let radix = 1usize << radix_bits;
+    let tiles = digits.len() / tile;
+    let input = DeviceBuffer::from_slice(device, digits).unwrap();
+    let mut ranks = DeviceBuffer::<u32>::zeros(device, digits.len()).unwrap();
+    let mut counts = DeviceBuffer::<u32>::zeros(device, tiles * radix).unwrap();
+    let mut callers = DeviceBuffer::<u32>::zeros(device, tiles * radix).unwrap();
+    let shared = radix_rank_counters_len(radix_bits, threads) * 4;
+    launch!(rank_tiles_counted[tiles, threads, &device.default_stream(), shared as u32](
+        radix_bits, &input, &mut ranks, &mut counts, &mut callers
+    ))
+    .unwrap();
+    let (ranks, counts, callers) = (
+        ranks.to_vec().unwrap(),
+        counts.to_vec().unwrap(),
+        callers.to_vec().unwrap(),
+    );
+    let per = radix.div_ceil(threads as usize);
+    let want_callers: Vec<u32> = (0..radix).map(|d| (d / per) as u32 + 1).collect();
+    for t in 0..tiles {
+        let mine = &digits[t * tile..(t + 1) * tile];
+        let (want_ranks, _) = counting_sort(mine, radix);
+        let mut want_counts = vec![0u32; radix];
+        for &d in mine {
+            want_counts[d as usize] += 1;
+        }
+        let what = format!("tile {t}, {radix_bits} bits");
+        assert_eq!(
+            &ranks[t * tile..(t + 1) * tile],
+            &want_ranks[..],
+            "ranks of {what}"
+        );
+        assert_eq!(
+            &counts[t * radix..(t + 1) * radix],
+            &want_counts[..],
+            "counts of {what}"
+        );
+        assert_eq!(
+            &callers[t * radix..(t + 1) * radix],
+            &want_callers[..],
+            "callers of {what}"
+        );
+    }
+}
+
 device_tests! {
+    fn counted_rank_hands_each_digit_count_to_its_thread(device) {
+        let mut rng = rng("block_radix_rank_counted");
+        let len = TILES * COUNTED_THREADS as usize * RANK_ITEMS;
+        // 8 bits: two digits per thread of 128; 1 and 3 bits: threads without a digit.
+        for radix_bits in [1, 3, 8] {
+            let radix = 1u32 << radix_bits;
+            let few: Vec<u32> = (0..len).map(|_| [0, radix - 1][rng.random_range(0..2)]).collect();
+            check_counted(device, radix_bits, &few);
+            let any: Vec<u32> = (0..len).map(|_| rng.random_range(0..radix)).collect();
+            check_counted(device, radix_bits, &any);
+        }
+    }
+
     fn ranks_equal_a_stable_counting_sort(device) {
         let mut rng = rng("block_radix_rank");
         for threads in BLOCKS {
@@ -88,10 +153,11 @@ device_tests! {
 
     fn misuses_panic_naming_the_values(device) {
         let stream = device.default_stream();
-        let cases: [(u32, u32, &str, &str); 3] = [
+        let cases: [(u32, u32, &str, &str); 4] = [
             (0, 0, "block_radix_rank: counters too small", "8-bit digits on a block of 64 threads need 771 elements (radix_rank_counters_len), the counters have 3"),
             (1, 4 * 800, "block_radix_rank: radix_bits", "radix_bits is 9; it must be between 1 and 8"),
             (2, 4 * 800, "block_radix_rank: ", "digit 300 has more than 8 bits"),
+            (3, 4 * 800, "block_radix_rank_counted: ", "the block has 64 threads, BLOCK_THREADS is 128"),
         ];
         for (mode, shared, starts_with, simulator_text) in cases {
             let mut out = DeviceBuffer::<u32>::zeros(device, 64).unwrap();

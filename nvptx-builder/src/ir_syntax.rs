@@ -94,6 +94,13 @@ fn balanced_len(s: &str) -> Option<usize> {
         .map(|(i, _, _)| i + 1)
 }
 
+/// The offset of the parenthesis closing the one `s` starts with (outside string literals).
+pub(crate) fn matching_paren(s: &str) -> Option<usize> {
+    outside_strings(s)
+        .find(|&(_, c, depth)| c == b')' && depth == 0)
+        .map(|(i, _, _)| i)
+}
+
 /// Length of the LLVM type at the start of `s`.
 pub(crate) fn type_len(s: &str) -> Option<usize> {
     let b = s.as_bytes();

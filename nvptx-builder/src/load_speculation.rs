@@ -829,7 +829,7 @@ fn renumbered(header: &str, body: &[String]) -> (String, String) {
     let unnamed_params = header
         .find('(')
         .map(|open| {
-            let close = open + matching_close(&header[open..]).unwrap_or(0);
+            let close = open + crate::ir_syntax::matching_paren(&header[open..]).unwrap_or(0);
             split_top_level(&header[open + 1..close])
                 .iter()
                 .filter(|p| {
@@ -854,24 +854,6 @@ fn renumbered(header: &str, body: &[String]) -> (String, String) {
         text.push('\n');
     }
     (renamed_line(header), text)
-}
-
-/// Offset of the parenthesis closing the one `s` starts with.
-fn matching_close(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// `line` with `%N` renamed `%fc.N` outside string literals, and a numbered label line `N:`

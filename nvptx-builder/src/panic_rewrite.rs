@@ -14,7 +14,7 @@
 //! module (a kernel crate without the device library keeps core's bodies) and its parameter count
 //! is the one expected (a future core with another signature keeps its body too).
 
-use crate::ir_syntax::split_top_level;
+use crate::ir_syntax::{matching_paren, split_top_level};
 
 /// A core function to redirect: the end of its mangled name, the replacement's symbol, and the
 /// number of parameters both take.
@@ -96,24 +96,6 @@ fn redirected_header(ir: &str, line: &str) -> Option<String> {
         redirect.target,
         args.join(", ")
     ))
-}
-
-/// The offset of the parenthesis closing the one `s` starts with.
-fn matching_paren(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// `header` without a trailing `!dbg !N` attachment.

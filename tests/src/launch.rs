@@ -26,6 +26,19 @@ pub fn expect_panic<T: std::fmt::Debug>(result: ferrocuda::Result<T>) -> KernelP
     }
 }
 
+/// The 1-based line of the first line of `source` that contains `needle`: where a test expects a
+/// kernel's panic to be reported (`source` is the kernel file, through `include_str!`).
+///
+/// # Panics
+/// When no line contains `needle`.
+pub fn line_of(source: &str, needle: &str) -> u32 {
+    source
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line contains {needle:?}")) as u32
+        + 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

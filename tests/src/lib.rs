@@ -25,4 +25,4 @@ pub use gpu::{
     REQUIRE_GPU_ENV, SKIP_GPU_ENV, gpu, gpu_with, on_gpu, on_gpu_with, other_device, process_env,
 };
 pub use inputs::{random_bf16, random_f32, random_u8, random_u32, rng};
-pub use launch::{blocks, expect_panic, grid_2d};
+pub use launch::{blocks, expect_panic, grid_2d, line_of};

@@ -7,12 +7,7 @@ use test_kernels::faults::{assert_non_negative, explicit_panic, index_out_of_bou
 
 /// The line of the first occurrence of `needle` in the kernels' `faults.rs`.
 fn line_of(needle: &str) -> u32 {
-    let source = include_str!("../kernels/src/faults.rs");
-    source
-        .lines()
-        .position(|l| l.contains(needle))
-        .expect("needle in faults.rs") as u32
-        + 1
+    ferrocuda_tests::line_of(include_str!("../kernels/src/faults.rs"), needle)
 }
 
 device_tests! {

@@ -12,12 +12,7 @@ use test_kernels::check_faults::gather_rows;
 
 /// The line of the first occurrence of `needle` in the kernels' `check_faults.rs`.
 fn line_of(needle: &str) -> u32 {
-    let source = include_str!("../kernels/src/check_faults.rs");
-    source
-        .lines()
-        .position(|l| l.contains(needle))
-        .expect("needle in check_faults.rs") as u32
-        + 1
+    ferrocuda_tests::line_of(include_str!("../kernels/src/check_faults.rs"), needle)
 }
 
 /// The CPU's `gather_rows`.

@@ -33,7 +33,7 @@
 //!    next tile of [`SORT_TILE`] keys ([`SORT_THREADS`] threads of [`SORT_ITEMS`] keys, numbered
 //!    by an atomic counter so that earlier tiles are always running or done), ranks them by
 //!    digit with
-//!    [`block_radix_rank_counted`](ferrocuda::device::block_radix_rank::block_radix_rank_counted)
+//!    [`block_radix_rank_counted`]
 //!    and finds, for each digit, how many keys of the earlier tiles have it by *decoupled
 //!    look-back*: it publishes its own count (an "aggregate") as soon as the rank has counted
 //!    the tile's digits, before it ranks the keys (CUB's "early counts"), walks back over the

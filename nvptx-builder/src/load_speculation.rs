@@ -669,7 +669,8 @@ fn speculated_load(
     *counter += 1;
     let name = format!("%{PREFIX}spec{counter}");
     let indent = &line[..line.len() - line.trim_start().len()];
-    let def = &line.trim()[..line.trim().len() - inst_len(line)];
+    let value = defined_name(line);
+    let def = value.map(|v| format!("{v} = ")).unwrap_or_default();
     // Metadata that states facts about the loaded value would be false for the safe address.
     let kept: Vec<&str> = parts[3..]
         .iter()
@@ -698,7 +699,7 @@ fn speculated_load(
     // An empty `asm` that takes the value keeps the load in this block: without it, `llc`'s
     // machine sinking moves a load whose value is only used behind the checks back there.
     // The statement emits no PTX instruction.
-    if let (Some(constraint), Some(value)) = (asm_constraint(ty), def.split(" = ").next()) {
+    if let (Some(constraint), Some(value)) = (asm_constraint(ty), value) {
         lines.push(format!(
             "{indent}call void asm sideeffect \"\", \"{constraint}\"({ty} {value})"
         ));
@@ -718,11 +719,6 @@ fn asm_constraint(ty: &str) -> Option<&'static str> {
         "double" => "d",
         _ => return None,
     })
-}
-
-/// Length of the instruction part of `line` (see [`instruction`]).
-fn inst_len(line: &str) -> usize {
-    instruction(line).len()
 }
 
 /// An address of pointer type `pty` that a load of `bytes` bytes aligned to `align` may read

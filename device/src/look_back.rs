@@ -28,10 +28,16 @@
 //! the counter 0 before the scan (a kernel of its own zeroes `state`, as CUB's
 //! `ScanInitKernel` does).
 //!
-//! Tiles are numbered by [`TileState::take_tile`] in the order blocks start, not by
-//! `block_idx`, so a tile only ever waits for tiles whose blocks are already running: the
-//! look-back always ends (on the simulator, which runs blocks one after another, every
-//! predecessor has finished).
+//! # Numbering the tiles
+//! A tile waits for every tile of smaller number, so the numbering decides whether the
+//! look-back ends. [`TileState::take_tile`] numbers tiles in the order blocks start: a tile only
+//! ever waits for tiles whose blocks are already running, so the look-back always ends, whatever
+//! order the blocks are dispatched in. Numbering tiles by `block_idx().x` (CUB's `DeviceScan`
+//! does) saves the atomic and its broadcast to the block, and ends only because NVIDIA's block
+//! scheduler dispatches the blocks of a one-dimensional grid in increasing index, an order the
+//! CUDA programming model does not promise; `kernels_algorithms::scan` numbers by block index
+//! and says why in its documentation. On the simulator, which runs blocks one after another in
+//! increasing index, every predecessor has finished either way.
 //!
 //! # Ordering
 //! A 4-byte element's value travels in its status word: one relaxed 64-bit store publishes

@@ -27,11 +27,11 @@
 //! ([`load_warp_transposed`], CUB's `BLOCK_LOAD_WARP_TRANSPOSE`), as CUB's Hopper tuning of
 //! `DeviceScan` does (128 threads, 24 items for `f32`). On the H100, for 2^26 `f32` (one run,
 //! medians of 21): 0.340 ms with 256 threads of 12 items loaded and stored as blocked 16-byte
-//! vectors, 0.256 ms with the exchange at 128 x 31 (CUB: 0.231 ms in the same run).
+//! vectors, 0.256 ms with the exchange at 128 x 31, 0.245 ms with the tiles numbered by block
+//! index (below) and `max_block(128)` (CUB: 0.233 ms in the same run;
+//! `bench/results/h100-2026-11-25-scan.md`).
 //! A block
-//! 1. takes the next tile number from an atomic counter, so that a tile only ever waits for
-//!    tiles whose blocks have already started (on the GPU blocks start in any order; on the
-//!    simulator, which runs blocks one after another, every predecessor has finished);
+//! 1. takes tile `block_idx().x` (see [Progress](#progress));
 //! 2. scans its tile (each thread its items, then [`block_exclusive_scan`] over the threads),
 //!    which gives the tile's aggregate;
 //! 3. publishes the aggregate in the tile's status word (CUB's `ScanTileState`: *invalid*,
@@ -43,8 +43,23 @@
 //!
 //! The tile state and the look-back are the device API's [`TileState`]
 //! (`ferrocuda::device::look_back`, which explains the memory ordering). An initialization
-//! kernel sets every status to invalid and the counter to 0 before each scan (CUB's
-//! `ScanInitKernel`).
+//! kernel sets every status to invalid before each scan (CUB's `ScanInitKernel`); the tile
+//! state's counter word is zeroed with them but not used.
+//!
+//! # Progress
+//! A tile waits only for tiles of smaller block index. The look-back ends if every block of
+//! smaller index has started (is resident or finished) whenever a block runs: NVIDIA's block
+//! scheduler dispatches the blocks of a one-dimensional grid in increasing `block_idx().x`,
+//! which is what CUB's `DeviceScan` relies on too (its tiles are numbered by `blockIdx.x`). The
+//! CUDA programming model does not promise this order; a scheduler that dispatched a block
+//! before a predecessor while no room was left for that predecessor would hang the scan. The
+//! simulator runs blocks one after another in increasing index, so every predecessor has
+//! finished. The alternative, a tile number taken from an atomic counter
+//! ([`TileState::take_tile`]) and broadcast through shared memory, guarantees progress by
+//! construction (a tile only waits for tiles whose blocks have taken theirs); the kernel with
+//! the counter and without the `max_block` bound (64 registers, 8 blocks per multiprocessor
+//! instead of 56 and 9) took 0.258 ms for 2^26 `f32` on the H100 against 0.245 ms, in the same
+//! run, so the scan does as CUB does.
 //!
 //! # Order of combination
 //! Floats are combined in a fixed tree (threads, then warps, then tiles in order, each look-back
@@ -89,7 +104,7 @@ pub trait ScanElement: ShuffleValue + Atomic {}
 impl<T: ShuffleValue + Atomic> ScanElement for T {}
 
 /// One tile of the scan: `output[i]` = `initial op` (inclusive or exclusive) prefix of
-/// `input` at `i`, for the tile this block takes from the counter. `tiles` is the tile state
+/// `input` at `i`, for tile `block_idx().x`. `tiles` is the tile state
 /// ([`TileState`]), initialized by [`scan_init`].
 #[inline(always)]
 #[track_caller]
@@ -104,17 +119,11 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>, const ITEMS: usize>(
     let op = Op::combine;
     let mut carve = DynamicShared::new();
     let mut scratch = carve.take::<T>(block_scratch_len(SCAN_BLOCK_THREADS));
-    let mut scratch_u32 = carve.take::<u32>(1);
     let mut exchange = carve.take::<T>(SCAN_BLOCK_THREADS as usize * ITEMS);
     let rank = thread_rank();
 
-    // 1. The tile number, in the order blocks start.
-    let ticket = if rank == 0 {
-        tiles.take_tile() as u32
-    } else {
-        0
-    };
-    let tile = block_broadcast(&mut scratch_u32, ticket, 0) as usize;
+    // 1. The tile number: the block's index (see "Progress" in the module documentation).
+    let tile = block_idx().x as usize;
 
     // 2. The tile's scan.
     let start = tile * SCAN_BLOCK_THREADS as usize * ITEMS;
@@ -217,8 +226,8 @@ scan_tile_kernel!(
     /// The scan of one tile per block of 4-byte elements, [`SCAN_ITEMS_NARROW`] per thread (see
     /// the [module documentation](self)): `Kind` chooses the inclusive or the exclusive scan
     /// (`initial` is the exclusive scan's initial value; the inclusive scan passes the
-    /// identity). The dynamic shared memory holds one `T` per warp, one `T` more, a `u32`, and
-    /// the warp exchange of the tile (one `T` per element).
+    /// identity). The dynamic shared memory holds one `T` per warp, one `T` more, and the warp
+    /// exchange of the tile (one `T` per element).
     #[kernel(instances(
         (u32, Sum, Inclusive), (i32, Sum, Inclusive), (f32, Sum, Inclusive),
         (u32, Sum, Exclusive), (i32, Sum, Exclusive), (f32, Sum, Exclusive),
@@ -226,7 +235,7 @@ scan_tile_kernel!(
         (u32, Min, Exclusive), (i32, Min, Exclusive), (f32, Min, Exclusive),
         (u32, Max, Inclusive), (i32, Max, Inclusive), (f32, Max, Inclusive),
         (u32, Max, Exclusive), (i32, Max, Exclusive), (f32, Max, Exclusive)
-    ))]
+    ), max_block(SCAN_BLOCK_THREADS))]
     scan_tiles,
     SCAN_ITEMS_NARROW
 );
@@ -240,7 +249,7 @@ scan_tile_kernel!(
         (u64, Min, Exclusive), (i64, Min, Exclusive), (f64, Min, Exclusive),
         (u64, Max, Inclusive), (i64, Max, Inclusive), (f64, Max, Inclusive),
         (u64, Max, Exclusive), (i64, Max, Exclusive), (f64, Max, Exclusive)
-    ))]
+    ), max_block(SCAN_BLOCK_THREADS))]
     scan_tiles_wide,
     SCAN_ITEMS_WIDE
 );
@@ -272,9 +281,9 @@ mod host {
     }
 
     /// The dynamic shared memory of `scan_tiles` for elements of `T`: the block scan's scratch,
-    /// the broadcast `u32`, the warp exchange of a tile, and alignment slack.
+    /// the warp exchange of a tile, and alignment slack.
     fn shared_bytes<T>() -> usize {
-        (block_scratch_len(SCAN_BLOCK_THREADS) + 1 + scan_tile_len::<T>()) * size_of::<T>() + 32
+        (block_scratch_len(SCAN_BLOCK_THREADS) + scan_tile_len::<T>()) * size_of::<T>() + 32
     }
 
     /// Implements [`Scannable`] for the kernel's instances.

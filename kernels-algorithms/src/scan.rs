@@ -42,9 +42,11 @@
 //!    exclusive prefix; the tile publishes its inclusive prefix and writes its outputs.
 //!
 //! The tile state and the look-back are the device API's [`TileState`]
-//! (`ferrocuda::device::look_back`, which explains the memory ordering). An initialization
-//! kernel sets every status to invalid before each scan (CUB's `ScanInitKernel`); the tile
-//! state's counter word is zeroed with them but not used.
+//! (`ferrocuda::device::look_back`, which explains the memory ordering). The status words carry
+//! the scan's epoch ([`TileState::with_epoch`]), one more for each scan with a [`ScanScratch`]:
+//! a kernel zeroes the state before the first scan with a storage (CUB's `ScanInitKernel`,
+//! which CUB launches before every scan), and later scans launch their tile kernel alone, since
+//! what earlier scans published reads as invalid. The tile state's counter word is not used.
 //!
 //! # Progress
 //! A tile waits only for tiles of smaller block index. The look-back ends if every block of
@@ -212,11 +214,12 @@ macro_rules! scan_tile_kernel {
             input: &[T],
             output: &mut [T],
             initial: T,
+            epoch: u32,
             state: &mut [u64],
             aggregates: &mut [T],
             inclusives: &mut [T],
         ) {
-            let tiles = TileState::new(state, aggregates, inclusives);
+            let tiles = TileState::with_epoch(state, aggregates, inclusives, epoch);
             scan_tile::<T, Op, { $items }>(input, output, Kind::EXCLUSIVE, initial, tiles);
         }
     };
@@ -226,7 +229,8 @@ scan_tile_kernel!(
     /// The scan of one tile per block of 4-byte elements, [`SCAN_ITEMS_NARROW`] per thread (see
     /// the [module documentation](self)): `Kind` chooses the inclusive or the exclusive scan
     /// (`initial` is the exclusive scan's initial value; the inclusive scan passes the
-    /// identity). The dynamic shared memory holds one `T` per warp, one `T` more, and the warp
+    /// identity); `epoch` is the scan's epoch in the tile state `state`, `aggregates`,
+    /// `inclusives` ([`TileState::with_epoch`]). The dynamic shared memory holds one `T` per warp, one `T` more, and the warp
     /// exchange of the tile (one `T` per element).
     #[kernel(instances(
         (u32, Sum, Inclusive), (i32, Sum, Inclusive), (f32, Sum, Inclusive),
@@ -262,12 +266,14 @@ pub use host::*;
 mod host {
     use super::*;
     use crate::slices::{DeviceInput, DeviceOutput};
+    use ferrocuda::device::look_back::MAX_EPOCH;
     use ferrocuda::{DeviceSlice, DeviceSliceMut, Error};
 
     /// The element types and operators the scans have kernels for: [`Sum`], [`Min`] and
     /// [`Max`] of `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
     pub trait Scannable<T: DeviceCopy>: ReduceOp<T> {
-        /// Launches `scan_init`, then `scan_tiles` (or `scan_tiles_wide`) over `tiles` tiles.
+        /// Launches `scan_tiles` (or `scan_tiles_wide`) over `tiles` tiles with the next epoch
+        /// of `scratch` (after `scan_init` when the state must be zeroed).
         #[doc(hidden)]
         fn launch_tiles(
             stream: &Stream,
@@ -300,19 +306,18 @@ mod host {
                     scratch: &mut ScanScratch<$t>,
                 ) -> ferrocuda::Result<()> {
                     let n = tiles as usize;
-                    let state = scratch.state.slice_mut(..n + 1);
-                    launch!(scan_init[(n + 1).div_ceil(256), 256, stream](state))?;
+                    let epoch = scratch.next_epoch(stream)?;
                     let shape = (tiles, SCAN_BLOCK_THREADS, stream, shared_bytes::<$t>());
                     let state = scratch.state.slice_mut(..n + 1);
                     let aggregates = scratch.aggregates.slice_mut(..n);
                     let inclusives = scratch.inclusives.slice_mut(..n);
                     if exclusive {
                         launch!($kernel::<$t, $op, Exclusive>[shape.0, shape.1, shape.2, shape.3](
-                            input, output, initial, state, aggregates, inclusives
+                            input, output, initial, epoch, state, aggregates, inclusives
                         ))
                     } else {
                         launch!($kernel::<$t, $op, Inclusive>[shape.0, shape.1, shape.2, shape.3](
-                            input, output, initial, state, aggregates, inclusives
+                            input, output, initial, epoch, state, aggregates, inclusives
                         ))
                     }
                 }
@@ -332,6 +337,10 @@ mod host {
     /// tile of [`scan_tile_len`] elements, a status word, an aggregate and an inclusive prefix.
     /// Storage for `n` elements serves every scan of at most `n`. The kernels use it after the
     /// call returns: scans queued on different streams at the same time need a storage each.
+    ///
+    /// Each scan with the storage has the next epoch of its tile state
+    /// ([`TileState::with_epoch`]): the first zeroes the state with `scan_init` (and so does
+    /// the one after epoch [`MAX_EPOCH`]); the others launch the scan's kernel alone.
     pub struct ScanScratch<T: DeviceCopy> {
         /// `[counter, status of tile 0, status of tile 1, ...]`.
         state: DeviceBuffer<u64>,
@@ -339,6 +348,18 @@ mod host {
         aggregates: DeviceBuffer<T>,
         /// The tiles' inclusive prefixes.
         inclusives: DeviceBuffer<T>,
+        /// The epoch of the last scan queued with this storage, 0 before the first.
+        epoch: u32,
+    }
+
+    /// The epoch after `epoch` (0: none yet), and whether the tile state must be zeroed first
+    /// (before the first epoch and after [`MAX_EPOCH`], where the epochs start again at 1).
+    pub(crate) fn advance_epoch(epoch: u32) -> (u32, bool) {
+        if epoch == 0 || epoch >= MAX_EPOCH {
+            (1, true)
+        } else {
+            (epoch + 1, false)
+        }
     }
 
     impl<T: DeviceCopy> ScanScratch<T> {
@@ -352,7 +373,21 @@ mod host {
                 state: DeviceBuffer::zeros(device, tiles + 1)?,
                 aggregates: DeviceBuffer::zeros(device, tiles)?,
                 inclusives: DeviceBuffer::zeros(device, tiles)?,
+                epoch: 0,
             })
+        }
+
+        /// The epoch of the next scan, queued on `stream`; zeroes the whole tile state first
+        /// on `stream` when [`advance_epoch`] says so.
+        fn next_epoch(&mut self, stream: &Stream) -> ferrocuda::Result<u32> {
+            let (epoch, zero_first) = advance_epoch(self.epoch);
+            if zero_first {
+                let words = self.state.len();
+                let state = self.state.slice_mut(..);
+                launch!(scan_init[words.div_ceil(256), 256, stream](state))?;
+            }
+            self.epoch = epoch;
+            Ok(epoch)
         }
 
         /// The tiles of a scan of `len` elements.
@@ -508,5 +543,20 @@ mod host {
         Op: Scannable<T>,
     {
         scan::<T, Op>(stream, input, output, true, initial, Some(scratch))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn epochs_start_at_one_and_wrap_after_the_largest_with_a_zeroing() {
+            assert_eq!(advance_epoch(0), (1, true));
+            assert_eq!(advance_epoch(1), (2, false));
+            assert_eq!(advance_epoch(MAX_EPOCH - 1), (MAX_EPOCH, false));
+            assert_eq!(advance_epoch(MAX_EPOCH), (1, true));
+            // The tag of the largest epoch still fits its 30 bits.
+            assert_eq!((MAX_EPOCH << 2) >> 2, MAX_EPOCH);
+        }
     }
 }

@@ -1,6 +1,6 @@
 // CUB references of the device-wide algorithms benchmark (examples/examples/bench_algorithms.rs):
 // cub::DeviceReduce::Sum of 2^26 f32, cub::DeviceScan::InclusiveSum of 2^26 f32 and of 2^26 u32,
-// and a device-to-device cudaMemcpyAsync of 2^26 f32 for scale. Built and run on the GPU machine
+// cub::DeviceScan::ExclusiveSum of 2^26 f32, and a device-to-device cudaMemcpyAsync of 2^26 f32 for scale. Built and run on the GPU machine
 // by bench/run.sh (algorithms_step):
 //   nvcc -O3 -arch=sm_90 algorithms.cu -o algorithms_cub && ./algorithms_cub [log2_n] > cub.txt
 // Each operation: temporary storage allocated once, 3 warm-up runs, then 21 runs each between two
@@ -87,13 +87,15 @@ int main(int argc, char** argv) {
     init_inputs<<<1024, 256, 0, stream>>>(f_in, u_in, n);
     CHECK(cudaGetLastError());
 
-    // Temporary storage: the largest that any of the three calls asks for, allocated once.
+    // Temporary storage: the largest that any of the four calls asks for, allocated once.
     size_t bytes = 0, b = 0;
     CHECK(cub::DeviceReduce::Sum(nullptr, b, f_in, f_sum, (int)n, stream));
     bytes = std::max(bytes, b);
     CHECK(cub::DeviceScan::InclusiveSum(nullptr, b, f_in, f_out, (int)n, stream));
     bytes = std::max(bytes, b);
     CHECK(cub::DeviceScan::InclusiveSum(nullptr, b, u_in, u_out, (int)n, stream));
+    bytes = std::max(bytes, b);
+    CHECK(cub::DeviceScan::ExclusiveSum(nullptr, b, f_in, f_out, (int)n, stream));
     bytes = std::max(bytes, b);
     void* temp = nullptr;
     CHECK(cudaMalloc(&temp, bytes));
@@ -121,6 +123,13 @@ int main(int argc, char** argv) {
     unsigned last_u = 0;
     CHECK(cudaMemcpy(&last_u, u_out + n - 1, sizeof(unsigned), cudaMemcpyDeviceToHost));
     std::printf("cub_inclusive_scan_u32 %.6f %u\n", ms, last_u);
+
+    ms = time_median(stream, [&] {
+        size_t t = bytes;
+        CHECK(cub::DeviceScan::ExclusiveSum(temp, t, f_in, f_out, (int)n, stream));
+    });
+    CHECK(cudaMemcpy(&last_f, f_out + n - 1, sizeof(float), cudaMemcpyDeviceToHost));
+    std::printf("cub_exclusive_scan_f32 %.6f %.9g\n", ms, last_f);
 
     ms = time_median(stream, [&] {
         CHECK(cudaMemcpyAsync(f_out, f_in, n * sizeof(float), cudaMemcpyDeviceToDevice, stream));

@@ -21,17 +21,28 @@
 //!
 //! # The state
 //! Three global arrays: `state[0]` counts the tiles taken, `state[1 + t]` is tile `t`'s 64-bit
-//! status word: its status ([`TILE_INVALID`], [`TILE_AGGREGATE`] or [`TILE_INCLUSIVE`]) in the
-//! high 32 bits and, for 4-byte elements, the published value's bits in the low 32 (CUB's
-//! packed `ScanTileState`); 8-byte elements publish their values in `aggregates[t]` and
-//! `inclusives[t]` (both may be empty for 4-byte elements). Every word must be 0 (invalid) and
-//! the counter 0 before the scan (a kernel of its own zeroes `state`, as CUB's
-//! `ScanInitKernel` does).
+//! status word: its tag in the high 32 bits and, for 4-byte elements, the published value's bits
+//! in the low 32 (CUB's packed `ScanTileState`); 8-byte elements publish their values in
+//! `aggregates[t]` and `inclusives[t]` (both may be empty for 4-byte elements). The tag is
+//! `epoch << 2 | status`, the status [`TILE_AGGREGATE`] or [`TILE_INCLUSIVE`]; a word whose tag
+//! has another epoch, or the status [`TILE_INVALID`], is invalid.
 //!
-//! Tiles are numbered by [`TileState::take_tile`] in the order blocks start, not by
-//! `block_idx`, so a tile only ever waits for tiles whose blocks are already running: the
-//! look-back always ends (on the simulator, which runs blocks one after another, every
-//! predecessor has finished).
+//! With [`TileState::new`] the epoch is 0: every word must be 0 and the counter 0 before the
+//! scan (a kernel of its own zeroes `state`, as CUB's `ScanInitKernel` does). With
+//! [`TileState::with_epoch`] a state zeroed once serves many scans, one after another, each with
+//! the next epoch (1, 2, ... up to [`MAX_EPOCH`]): what earlier scans published carries an older
+//! epoch and reads as invalid, so no scan but the first needs the zeroing kernel.
+//!
+//! # Numbering the tiles
+//! A tile waits for every tile of smaller number, so the numbering decides whether the
+//! look-back ends. [`TileState::take_tile`] numbers tiles in the order blocks start: a tile only
+//! ever waits for tiles whose blocks are already running, so the look-back always ends, whatever
+//! order the blocks are dispatched in. Numbering tiles by `block_idx().x` (CUB's `DeviceScan`
+//! does) saves the atomic and its broadcast to the block, and ends only because NVIDIA's block
+//! scheduler dispatches the blocks of a one-dimensional grid in increasing index, an order the
+//! CUDA programming model does not promise; `kernels_algorithms::scan` numbers by block index
+//! and says why in its documentation. On the simulator, which runs blocks one after another in
+//! increasing index, every predecessor has finished either way.
 //!
 //! # Ordering
 //! A 4-byte element's value travels in its status word: one relaxed 64-bit store publishes
@@ -57,6 +68,8 @@ pub const TILE_INVALID: u32 = 0;
 pub const TILE_AGGREGATE: u32 = 1;
 /// Tile status: the tile's inclusive prefix is in `inclusives`.
 pub const TILE_INCLUSIVE: u32 = 2;
+/// The largest epoch of [`TileState::with_epoch`]: the tag holds the epoch in 30 bits.
+pub const MAX_EPOCH: u32 = (1 << 30) - 1;
 
 /// The tile state of one single-pass scan in global memory (see the
 /// [module documentation](self)).
@@ -67,6 +80,8 @@ pub struct TileState<'a, T> {
     aggregates: &'a mut [T],
     /// The tiles' inclusive prefixes.
     inclusives: &'a mut [T],
+    /// The epoch's part of the tags, `epoch << 2`.
+    epoch_tag: u32,
 }
 
 impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
@@ -78,10 +93,24 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     /// 4-byte ones they are not used and may be empty).
     #[inline(always)]
     pub fn new(state: &'a mut [u64], aggregates: &'a mut [T], inclusives: &'a mut [T]) -> Self {
+        Self::with_epoch(state, aggregates, inclusives, 0)
+    }
+
+    /// [`TileState::new`] for a scan of epoch `epoch` (at most [`MAX_EPOCH`]; larger epochs
+    /// wrap): status words published with another epoch read as invalid (see the
+    /// [module documentation](self)).
+    #[inline(always)]
+    pub fn with_epoch(
+        state: &'a mut [u64],
+        aggregates: &'a mut [T],
+        inclusives: &'a mut [T],
+        epoch: u32,
+    ) -> Self {
         TileState {
             state,
             aggregates,
             inclusives,
+            epoch_tag: epoch << 2,
         }
     }
 
@@ -111,7 +140,7 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     #[track_caller]
     fn publish(&mut self, tile: usize, value: T, status: u32) {
         let word = self.status(tile);
-        let high = u64::from(status) << 32;
+        let high = u64::from(self.epoch_tag | status) << 32;
         if Self::PACKED {
             // SAFETY: `T` has 4 bytes (`PACKED`), so its bits are a `u32`.
             let bits = unsafe { core::mem::transmute_copy::<T, u32>(&value) };
@@ -167,8 +196,10 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
         let (status, bits) = loop {
             // SAFETY: an in-bounds element of a global slice, accessed only atomically.
             let loaded = unsafe { atomic_load(word, order) };
-            let status = (loaded >> 32) as u32;
-            if status != TILE_INVALID {
+            let tag = (loaded >> 32) as u32;
+            // This epoch's statuses are the tags `epoch_tag + 1` and `epoch_tag + 2`.
+            let status = tag.wrapping_sub(self.epoch_tag);
+            if status != TILE_INVALID && status <= TILE_INCLUSIVE {
                 break (status, loaded as u32);
             }
         };

@@ -1,5 +1,5 @@
-//! The device-wide algorithms benchmark (GPU): `kernels_algorithms`' reduce, inclusive scans and
-//! copy against CUB (`bench/algorithms.cu`, built by nvcc on the GPU machine) and CuPy
+//! The device-wide algorithms benchmark (GPU): `kernels_algorithms`' reduce, inclusive scans, an
+//! exclusive scan and copy against CUB (`bench/algorithms.cu`, built by nvcc on the GPU machine) and CuPy
 //! (`bench/algorithms_cupy.py`), on 2^26 elements. Run through `bench/run.sh`
 //! (`BENCH_ONLY=algorithms`):
 //!
@@ -22,7 +22,7 @@ use ferrocuda::prelude::*;
 use ferrocuda_examples::{EventTimer, ExampleResult, median, optional_arg};
 use kernels_algorithms::copy::copy;
 use kernels_algorithms::reduce::{ReduceScratch, Sum, reduce_into};
-use kernels_algorithms::scan::{ScanScratch, inclusive_scan_with};
+use kernels_algorithms::scan::{ScanScratch, exclusive_scan_with, inclusive_scan_with};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -222,6 +222,24 @@ fn main() -> ExampleResult {
         ));
     }
 
+    // Exclusive scan (for scale: the issue sets no target for it).
+    let exclusive_f_ms = time(&timer, || {
+        exclusive_scan_with(&stream, &f_in, &mut f_out, 0.0, Sum, &mut scan_scratch_f)
+    })?;
+    let scanned = f_out.to_vec()?;
+    let mut running = 0.0f64;
+    let mut scale = 0.0f64;
+    for (i, (&x, &y)) in floats.iter().zip(&scanned).enumerate() {
+        if (y as f64 - running).abs() > 1e-5 * scale + 1e-6 {
+            failures.push(format!(
+                "f32 exclusive scan: element {i} is {y}, expected {running}"
+            ));
+            break;
+        }
+        running += x as f64;
+        scale += (x as f64).abs();
+    }
+
     // Copy.
     let copy_ms = time(&timer, || copy(&stream, &f_in, &mut f_out))?;
     if f_out.to_vec()? != floats {
@@ -253,6 +271,14 @@ fn main() -> ExampleResult {
             cupy: ms(&cupy, "cupy_inclusive_scan_u32"),
             bytes: 2.0 * bytes,
             target: Some(0.9),
+        },
+        Row {
+            operation: "exclusive scan (sum) f32",
+            ours: exclusive_f_ms,
+            reference: ms(&cub, "cub_exclusive_scan_f32"),
+            cupy: None,
+            bytes: 2.0 * bytes,
+            target: None,
         },
         Row {
             operation: "copy f32 (reference: cudaMemcpyAsync D2D)",

@@ -27,11 +27,11 @@
 //! ([`load_warp_transposed`], CUB's `BLOCK_LOAD_WARP_TRANSPOSE`), as CUB's Hopper tuning of
 //! `DeviceScan` does (128 threads, 24 items for `f32`). On the H100, for 2^26 `f32` (one run,
 //! medians of 21): 0.340 ms with 256 threads of 12 items loaded and stored as blocked 16-byte
-//! vectors, 0.256 ms with the exchange at 128 x 31 (CUB: 0.231 ms in the same run).
+//! vectors, 0.256 ms with the exchange at 128 x 31, 0.245 ms with the tiles numbered by block
+//! index (below) and `max_block(128)` (CUB: 0.233 ms in the same run;
+//! `bench/results/h100-2026-11-25-scan.md`).
 //! A block
-//! 1. takes the next tile number from an atomic counter, so that a tile only ever waits for
-//!    tiles whose blocks have already started (on the GPU blocks start in any order; on the
-//!    simulator, which runs blocks one after another, every predecessor has finished);
+//! 1. takes tile `block_idx().x` (see [Progress](#progress));
 //! 2. scans its tile (each thread its items, then [`block_exclusive_scan`] over the threads),
 //!    which gives the tile's aggregate;
 //! 3. publishes the aggregate in the tile's status word (CUB's `ScanTileState`: *invalid*,
@@ -42,9 +42,26 @@
 //!    exclusive prefix; the tile publishes its inclusive prefix and writes its outputs.
 //!
 //! The tile state and the look-back are the device API's [`TileState`]
-//! (`ferrocuda::device::look_back`, which explains the memory ordering). An initialization
-//! kernel sets every status to invalid and the counter to 0 before each scan (CUB's
-//! `ScanInitKernel`).
+//! (`ferrocuda::device::look_back`, which explains the memory ordering). The status words carry
+//! the scan's epoch ([`TileState::with_epoch`]), one more for each scan with a [`ScanScratch`]:
+//! a kernel zeroes the state before the first scan with a storage (CUB's `ScanInitKernel`,
+//! which CUB launches before every scan), and later scans launch their tile kernel alone, since
+//! what earlier scans published reads as invalid. The tile state's counter word is not used.
+//!
+//! # Progress
+//! A tile waits only for tiles of smaller block index. The look-back ends if every block of
+//! smaller index has started (is resident or finished) whenever a block runs: NVIDIA's block
+//! scheduler dispatches the blocks of a one-dimensional grid in increasing `block_idx().x`,
+//! which is what CUB's `DeviceScan` relies on too (its tiles are numbered by `blockIdx.x`). The
+//! CUDA programming model does not promise this order; a scheduler that dispatched a block
+//! before a predecessor while no room was left for that predecessor would hang the scan. The
+//! simulator runs blocks one after another in increasing index, so every predecessor has
+//! finished. The alternative, a tile number taken from an atomic counter
+//! ([`TileState::take_tile`]) and broadcast through shared memory, guarantees progress by
+//! construction (a tile only waits for tiles whose blocks have taken theirs); the kernel with
+//! the counter and without the `max_block` bound (64 registers, 8 blocks per multiprocessor
+//! instead of 56 and 9) took 0.258 ms for 2^26 `f32` on the H100 against 0.245 ms, in the same
+//! run, so the scan does as CUB does.
 //!
 //! # Order of combination
 //! Floats are combined in a fixed tree (threads, then warps, then tiles in order, each look-back
@@ -89,7 +106,7 @@ pub trait ScanElement: ShuffleValue + Atomic {}
 impl<T: ShuffleValue + Atomic> ScanElement for T {}
 
 /// One tile of the scan: `output[i]` = `initial op` (inclusive or exclusive) prefix of
-/// `input` at `i`, for the tile this block takes from the counter. `tiles` is the tile state
+/// `input` at `i`, for tile `block_idx().x`. `tiles` is the tile state
 /// ([`TileState`]), initialized by [`scan_init`].
 #[inline(always)]
 #[track_caller]
@@ -104,17 +121,11 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>, const ITEMS: usize>(
     let op = Op::combine;
     let mut carve = DynamicShared::new();
     let mut scratch = carve.take::<T>(block_scratch_len(SCAN_BLOCK_THREADS));
-    let mut scratch_u32 = carve.take::<u32>(1);
     let mut exchange = carve.take::<T>(SCAN_BLOCK_THREADS as usize * ITEMS);
     let rank = thread_rank();
 
-    // 1. The tile number, in the order blocks start.
-    let ticket = if rank == 0 {
-        tiles.take_tile() as u32
-    } else {
-        0
-    };
-    let tile = block_broadcast(&mut scratch_u32, ticket, 0) as usize;
+    // 1. The tile number: the block's index (see "Progress" in the module documentation).
+    let tile = block_idx().x as usize;
 
     // 2. The tile's scan.
     let start = tile * SCAN_BLOCK_THREADS as usize * ITEMS;
@@ -203,11 +214,12 @@ macro_rules! scan_tile_kernel {
             input: &[T],
             output: &mut [T],
             initial: T,
+            epoch: u32,
             state: &mut [u64],
             aggregates: &mut [T],
             inclusives: &mut [T],
         ) {
-            let tiles = TileState::new(state, aggregates, inclusives);
+            let tiles = TileState::with_epoch(state, aggregates, inclusives, epoch);
             scan_tile::<T, Op, { $items }>(input, output, Kind::EXCLUSIVE, initial, tiles);
         }
     };
@@ -217,8 +229,9 @@ scan_tile_kernel!(
     /// The scan of one tile per block of 4-byte elements, [`SCAN_ITEMS_NARROW`] per thread (see
     /// the [module documentation](self)): `Kind` chooses the inclusive or the exclusive scan
     /// (`initial` is the exclusive scan's initial value; the inclusive scan passes the
-    /// identity). The dynamic shared memory holds one `T` per warp, one `T` more, a `u32`, and
-    /// the warp exchange of the tile (one `T` per element).
+    /// identity); `epoch` is the scan's epoch in the tile state `state`, `aggregates`,
+    /// `inclusives` ([`TileState::with_epoch`]). The dynamic shared memory holds one `T` per warp, one `T` more, and the warp
+    /// exchange of the tile (one `T` per element).
     #[kernel(instances(
         (u32, Sum, Inclusive), (i32, Sum, Inclusive), (f32, Sum, Inclusive),
         (u32, Sum, Exclusive), (i32, Sum, Exclusive), (f32, Sum, Exclusive),
@@ -226,7 +239,7 @@ scan_tile_kernel!(
         (u32, Min, Exclusive), (i32, Min, Exclusive), (f32, Min, Exclusive),
         (u32, Max, Inclusive), (i32, Max, Inclusive), (f32, Max, Inclusive),
         (u32, Max, Exclusive), (i32, Max, Exclusive), (f32, Max, Exclusive)
-    ))]
+    ), max_block(SCAN_BLOCK_THREADS))]
     scan_tiles,
     SCAN_ITEMS_NARROW
 );
@@ -240,7 +253,7 @@ scan_tile_kernel!(
         (u64, Min, Exclusive), (i64, Min, Exclusive), (f64, Min, Exclusive),
         (u64, Max, Inclusive), (i64, Max, Inclusive), (f64, Max, Inclusive),
         (u64, Max, Exclusive), (i64, Max, Exclusive), (f64, Max, Exclusive)
-    ))]
+    ), max_block(SCAN_BLOCK_THREADS))]
     scan_tiles_wide,
     SCAN_ITEMS_WIDE
 );
@@ -253,12 +266,14 @@ pub use host::*;
 mod host {
     use super::*;
     use crate::slices::{DeviceInput, DeviceOutput};
+    use ferrocuda::device::look_back::MAX_EPOCH;
     use ferrocuda::{DeviceSlice, DeviceSliceMut, Error};
 
     /// The element types and operators the scans have kernels for: [`Sum`], [`Min`] and
     /// [`Max`] of `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
     pub trait Scannable<T: DeviceCopy>: ReduceOp<T> {
-        /// Launches `scan_init`, then `scan_tiles` (or `scan_tiles_wide`) over `tiles` tiles.
+        /// Launches `scan_tiles` (or `scan_tiles_wide`) over `tiles` tiles with the next epoch
+        /// of `scratch` (after `scan_init` when the state must be zeroed).
         #[doc(hidden)]
         fn launch_tiles(
             stream: &Stream,
@@ -272,9 +287,9 @@ mod host {
     }
 
     /// The dynamic shared memory of `scan_tiles` for elements of `T`: the block scan's scratch,
-    /// the broadcast `u32`, the warp exchange of a tile, and alignment slack.
+    /// the warp exchange of a tile, and alignment slack.
     fn shared_bytes<T>() -> usize {
-        (block_scratch_len(SCAN_BLOCK_THREADS) + 1 + scan_tile_len::<T>()) * size_of::<T>() + 32
+        (block_scratch_len(SCAN_BLOCK_THREADS) + scan_tile_len::<T>()) * size_of::<T>() + 32
     }
 
     /// Implements [`Scannable`] for the kernel's instances.
@@ -291,19 +306,18 @@ mod host {
                     scratch: &mut ScanScratch<$t>,
                 ) -> ferrocuda::Result<()> {
                     let n = tiles as usize;
-                    let state = scratch.state.slice_mut(..n + 1);
-                    launch!(scan_init[(n + 1).div_ceil(256), 256, stream](state))?;
+                    let epoch = scratch.next_epoch(stream)?;
                     let shape = (tiles, SCAN_BLOCK_THREADS, stream, shared_bytes::<$t>());
                     let state = scratch.state.slice_mut(..n + 1);
                     let aggregates = scratch.aggregates.slice_mut(..n);
                     let inclusives = scratch.inclusives.slice_mut(..n);
                     if exclusive {
                         launch!($kernel::<$t, $op, Exclusive>[shape.0, shape.1, shape.2, shape.3](
-                            input, output, initial, state, aggregates, inclusives
+                            input, output, initial, epoch, state, aggregates, inclusives
                         ))
                     } else {
                         launch!($kernel::<$t, $op, Inclusive>[shape.0, shape.1, shape.2, shape.3](
-                            input, output, initial, state, aggregates, inclusives
+                            input, output, initial, epoch, state, aggregates, inclusives
                         ))
                     }
                 }
@@ -323,6 +337,10 @@ mod host {
     /// tile of [`scan_tile_len`] elements, a status word, an aggregate and an inclusive prefix.
     /// Storage for `n` elements serves every scan of at most `n`. The kernels use it after the
     /// call returns: scans queued on different streams at the same time need a storage each.
+    ///
+    /// Each scan with the storage has the next epoch of its tile state
+    /// ([`TileState::with_epoch`]): the first zeroes the state with `scan_init` (and so does
+    /// the one after epoch [`MAX_EPOCH`]); the others launch the scan's kernel alone.
     pub struct ScanScratch<T: DeviceCopy> {
         /// `[counter, status of tile 0, status of tile 1, ...]`.
         state: DeviceBuffer<u64>,
@@ -330,6 +348,18 @@ mod host {
         aggregates: DeviceBuffer<T>,
         /// The tiles' inclusive prefixes.
         inclusives: DeviceBuffer<T>,
+        /// The epoch of the last scan queued with this storage, 0 before the first.
+        epoch: u32,
+    }
+
+    /// The epoch after `epoch` (0: none yet), and whether the tile state must be zeroed first
+    /// (before the first epoch and after [`MAX_EPOCH`], where the epochs start again at 1).
+    pub(crate) fn advance_epoch(epoch: u32) -> (u32, bool) {
+        if epoch == 0 || epoch >= MAX_EPOCH {
+            (1, true)
+        } else {
+            (epoch + 1, false)
+        }
     }
 
     impl<T: DeviceCopy> ScanScratch<T> {
@@ -343,7 +373,21 @@ mod host {
                 state: DeviceBuffer::zeros(device, tiles + 1)?,
                 aggregates: DeviceBuffer::zeros(device, tiles)?,
                 inclusives: DeviceBuffer::zeros(device, tiles)?,
+                epoch: 0,
             })
+        }
+
+        /// The epoch of the next scan, queued on `stream`; zeroes the whole tile state first
+        /// on `stream` when [`advance_epoch`] says so.
+        fn next_epoch(&mut self, stream: &Stream) -> ferrocuda::Result<u32> {
+            let (epoch, zero_first) = advance_epoch(self.epoch);
+            if zero_first {
+                let words = self.state.len();
+                let state = self.state.slice_mut(..);
+                launch!(scan_init[words.div_ceil(256), 256, stream](state))?;
+            }
+            self.epoch = epoch;
+            Ok(epoch)
         }
 
         /// The tiles of a scan of `len` elements.
@@ -499,5 +543,20 @@ mod host {
         Op: Scannable<T>,
     {
         scan::<T, Op>(stream, input, output, true, initial, Some(scratch))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn epochs_start_at_one_and_wrap_after_the_largest_with_a_zeroing() {
+            assert_eq!(advance_epoch(0), (1, true));
+            assert_eq!(advance_epoch(1), (2, false));
+            assert_eq!(advance_epoch(MAX_EPOCH - 1), (MAX_EPOCH, false));
+            assert_eq!(advance_epoch(MAX_EPOCH), (1, true));
+            // The tag of the largest epoch still fits its 30 bits.
+            assert_eq!((MAX_EPOCH << 2) >> 2, MAX_EPOCH);
+        }
     }
 }

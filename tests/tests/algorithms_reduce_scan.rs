@@ -323,6 +323,30 @@ device_tests! {
         assert_eq!(out.to_vec().unwrap()[..1000], expected[..]);
     }
 
+    fn scans_reusing_storage_see_only_their_own_tiles(device) {
+        // Each scan with a storage has its own epoch: what earlier scans published (other data,
+        // other lengths) must not be taken for this scan's tiles. Longer and shorter scans
+        // alternate, each with new data, so a stale prefix would change the results.
+        let stream = device.default_stream();
+        let capacity = (1 << 20) + 7;
+        let mut scratch = ScanScratch::<u32>::new(device, capacity).unwrap();
+        let mut scratch_wide = ScanScratch::<u64>::new(device, capacity).unwrap();
+        for (round, len) in [capacity, 4000, capacity, 31, 70_001, capacity].into_iter().enumerate() {
+            let data: Vec<u32> = random(&format!("scan_epochs_{round}"), len);
+            let input = DeviceBuffer::from_slice(device, &data).unwrap();
+            let mut out = DeviceBuffer::<u32>::zeros(device, len).unwrap();
+            inclusive_scan_with(&stream, &input, &mut out, Sum, &mut scratch).unwrap();
+            let expected: Vec<u32> = data.iter().scan(0u32, |s, &x| { *s = s.wrapping_add(x); Some(*s) }).collect();
+            assert_eq!(out.to_vec().unwrap(), expected, "u32 round {round}, length {len}");
+            let wide: Vec<u64> = data.iter().map(|&x| u64::from(x) << 20 | u64::from(x)).collect();
+            let input = DeviceBuffer::from_slice(device, &wide).unwrap();
+            let mut out = DeviceBuffer::<u64>::zeros(device, len).unwrap();
+            exclusive_scan_with(&stream, &input, &mut out, round as u64, Sum, &mut scratch_wide).unwrap();
+            let expected: Vec<u64> = wide.iter().scan(round as u64, |s, &x| { let before = *s; *s = s.wrapping_add(x); Some(before) }).collect();
+            assert_eq!(out.to_vec().unwrap(), expected, "u64 round {round}, length {len}");
+        }
+    }
+
     fn scan_errors_name_the_lengths(device) {
         let stream = device.default_stream();
         let input = DeviceBuffer::from_slice(device, &[1.0f32; 10]).unwrap();

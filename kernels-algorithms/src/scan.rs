@@ -29,7 +29,7 @@
 //! medians of 21): 0.340 ms with 256 threads of 12 items loaded and stored as blocked 16-byte
 //! vectors, 0.256 ms with the exchange at 128 x 31, 0.245 ms with the tiles numbered by block
 //! index (below) and `max_block(128)` (CUB: 0.233 ms in the same run;
-//! `bench/results/h100-2026-11-25-scan.md`).
+//! `bench/results/h100-2026-11-24-b-scan.md`).
 //! A block
 //! 1. takes tile `block_idx().x` (see [Progress](#progress));
 //! 2. scans its tile (each thread its items, then [`block_exclusive_scan`] over the threads),

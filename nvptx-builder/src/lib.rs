@@ -64,7 +64,6 @@
 )]
 
 mod cargo_messages;
-mod check_combining;
 mod compiler_fences;
 mod config;
 mod contract;

@@ -13,9 +13,7 @@
 //!    constant-memory globals public;
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX, from the
 //!    optimised module without its compiler fences ([`crate::compiler_fences`]) and with the
-//!    index-only bounds checks of a run of code combined into one branch
-//!    ([`crate::check_combining`]) and the loads that other checks guard moved above them
-//!    ([`crate::load_speculation`]);
+//!    loads that bounds checks guard moved above the checks ([`crate::load_speculation`]);
 //! 6. of the debug information llc wrote, only the line table stays
 //!    ([`crate::line_tables`]);
 //! 7. kernels built with fast math are named in a comment at the top of the PTX
@@ -384,9 +382,6 @@ fn rewrite_optimized(
     };
     let changed = fences_removed || stripped.is_some();
     let text = stripped.unwrap_or(text);
-    let combined = crate::check_combining::apply(&text);
-    let changed = changed || combined.is_some();
-    let text = combined.unwrap_or(text);
     let stripped = match crate::load_speculation::apply(&text) {
         Some(hoisted) => hoisted,
         None if changed => text,

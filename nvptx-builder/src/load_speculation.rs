@@ -121,22 +121,22 @@ fn array_globals(ir: &str) -> HashMap<String, ArrayGlobal> {
 
 /// One basic block: its label (as referenced after `%`, `None` for an unnamed entry block), the
 /// label line, the instruction lines (a multi-line `switch` is one) and the terminator.
-pub(crate) struct Block<'a> {
-    pub(crate) label: Option<String>,
-    pub(crate) label_line: Option<&'a str>,
-    pub(crate) body: Vec<String>,
-    pub(crate) terminator: String,
+struct Block<'a> {
+    label: Option<String>,
+    label_line: Option<&'a str>,
+    body: Vec<String>,
+    terminator: String,
 }
 
 /// A function body split into blocks.
-pub(crate) struct Function<'a> {
-    pub(crate) blocks: Vec<Block<'a>>,
+struct Function<'a> {
+    blocks: Vec<Block<'a>>,
 }
 
 impl<'a> Function<'a> {
     /// Splits `body` (the lines between `define ... {` and `}`) into blocks; `None` when a block
     /// has no terminator (text this pass does not understand).
-    pub(crate) fn parse(body: &[&'a str]) -> Option<Function<'a>> {
+    fn parse(body: &[&'a str]) -> Option<Function<'a>> {
         let mut blocks: Vec<Block<'a>> = Vec::new();
         let mut current: Option<(Option<String>, Option<&'a str>, Vec<String>)> = None;
         let mut pending: Option<String> = None;
@@ -324,7 +324,7 @@ impl Function<'_> {
 }
 
 /// The local values (`%name`) an instruction mentions.
-pub(crate) fn value_names(inst: &str) -> impl Iterator<Item = &str> {
+fn value_names(inst: &str) -> impl Iterator<Item = &str> {
     inst.match_indices('%').filter_map(move |(i, _)| {
         let n = crate::ir_syntax::name_len(&inst[i + 1..]);
         (n > 0).then(|| &inst[i..i + 1 + n])
@@ -354,7 +354,7 @@ impl<'a> Block<'a> {
     }
 
     /// A call followed by `unreachable`: where a failed check goes.
-    pub(crate) fn is_panic(&self) -> bool {
+    fn is_panic(&self) -> bool {
         instruction(&self.terminator).split([' ', ',']).next() == Some("unreachable")
             && self
                 .body
@@ -365,7 +365,7 @@ impl<'a> Block<'a> {
     }
 
     /// The check this block ends in: a conditional branch to a panic block and another block.
-    pub(crate) fn check(&self, index: &HashMap<&str, usize>, panics: &[bool]) -> Option<Check> {
+    fn check(&self, index: &HashMap<&str, usize>, panics: &[bool]) -> Option<Check> {
         let rest = self.terminator.trim().strip_prefix("br i1 ")?;
         let parts = split_top_level(rest);
         let cond = parts.first()?.to_string();
@@ -395,10 +395,10 @@ impl<'a> Block<'a> {
 /// A check at the end of a block: its condition, the block taken when it passes, and whether
 /// that block is the `true` target.
 #[derive(Clone)]
-pub(crate) struct Check {
-    pub(crate) cond: String,
-    pub(crate) cont: String,
-    pub(crate) cont_on_true: bool,
+struct Check {
+    cond: String,
+    cont: String,
+    cont_on_true: bool,
 }
 
 impl Check {
@@ -436,7 +436,7 @@ fn block_label(line: &str) -> Option<String> {
 }
 
 /// The targets named by `label %X` in a terminator.
-pub(crate) fn label_references(terminator: &str) -> Vec<String> {
+fn label_references(terminator: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = terminator;
     while let Some(at) = rest.find("label %") {
@@ -449,7 +449,7 @@ pub(crate) fn label_references(terminator: &str) -> Vec<String> {
 }
 
 /// The instruction of a line without its `%name = ` part.
-pub(crate) fn instruction(line: &str) -> &str {
+fn instruction(line: &str) -> &str {
     let t = line.trim();
     match (t.starts_with('%'), t.find(" = ")) {
         (true, Some(eq)) => &t[eq + 3..],
@@ -458,29 +458,27 @@ pub(crate) fn instruction(line: &str) -> &str {
 }
 
 /// A debug record line (`#dbg_value(...)`).
-pub(crate) fn is_debug_record(line: &str) -> bool {
+fn is_debug_record(line: &str) -> bool {
     line.trim_start().starts_with("#dbg_")
 }
 
 /// A call of any kind.
-pub(crate) fn is_call(inst: &str) -> bool {
+fn is_call(inst: &str) -> bool {
     ["call ", "tail call ", "notail call ", "musttail call "]
         .iter()
         .any(|p| inst.starts_with(p))
 }
 
-/// A `phi` instruction.
-pub(crate) fn is_phi(line: &str) -> bool {
+fn is_phi(line: &str) -> bool {
     instruction(line).starts_with("phi ")
 }
 
-/// A `load` instruction.
-pub(crate) fn is_load(line: &str) -> bool {
+fn is_load(line: &str) -> bool {
     instruction(line).starts_with("load ")
 }
 
 /// The name a line defines (`%x` of `%x = ...`).
-pub(crate) fn defined_name(line: &str) -> Option<&str> {
+fn defined_name(line: &str) -> Option<&str> {
     let t = line.trim();
     t.starts_with('%').then(|| t.split(" = ").next()).flatten()
 }
@@ -529,7 +527,7 @@ fn definitions(blocks: &[Block<'_>]) -> HashMap<String, String> {
 }
 
 /// Intrinsics that only compute a value from their operands.
-pub(crate) const PURE_INTRINSICS: &[&str] = &[
+const PURE_INTRINSICS: &[&str] = &[
     "llvm.fmuladd.",
     "llvm.fma.",
     "llvm.umax.",
@@ -570,7 +568,7 @@ pub(crate) const PURE_INTRINSICS: &[&str] = &[
 ];
 
 /// Opcodes that compute a value and cannot fault.
-pub(crate) const PURE_OPCODES: &[&str] = &[
+const PURE_OPCODES: &[&str] = &[
     "add",
     "sub",
     "mul",
@@ -823,7 +821,7 @@ fn type_size(ty: &str) -> Option<u64> {
 
 /// The function header and body with every numbered value `%N` renamed `%fc.N` (and an explicit
 /// label on an unnamed entry block), so that moved definitions need not be in numbered order.
-pub(crate) fn renumbered(header: &str, body: &[String]) -> (String, String) {
+fn renumbered(header: &str, body: &[String]) -> (String, String) {
     let unnamed_params = header
         .find('(')
         .map(|open| {

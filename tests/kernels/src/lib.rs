@@ -16,7 +16,7 @@ pub mod block_radix_rank;
 pub mod busy;
 pub mod check_faults;
 pub mod collectives;
-pub mod combined_checks;
+pub mod check_order;
 pub mod context_faults;
 pub mod cooperative;
 pub mod device_api;

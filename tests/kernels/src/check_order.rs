@@ -1,6 +1,7 @@
-//! Kernels with runs of index-only bounds checks, which the builder combines into one branch
-//! (`nvptx-builder`'s check combining): a failed check must still be reported as the first one
-//! that fails in program order, with its own index and length, on its own line.
+//! Kernels with runs of index-only bounds checks, one after the other and under the user's own
+//! `if`s: whatever the build does with such checks (reorder, hoist, combine), a failed check must
+//! be reported as the first one that fails in program order, with its own index and length, on
+//! its own line.
 
 use ferrocuda::prelude::*;
 

@@ -22,9 +22,22 @@
 //! behind a failed check read the safe address, so no access leaves the buffers the kernel was
 //! given (compute-sanitizer sees none); what they read is not used.
 //!
-//! Chains that would move no load are left alone, as are stores, atomics, barriers, calls other
-//! than pure intrinsics, volatile and atomic loads, divisions (division by zero), and loads
-//! wider than the safe address (64 bytes) or aligned to more than 16 bytes. A function that
+//! A store to a shared array in a chain's block stays where it is, behind its check, and the
+//! lines after it may still move; a load among them only if it reads global or constant memory
+//! (through a kernel's pointer argument, which the runtime points at device buffers, or a
+//! global outside the shared state space), which no store to shared memory can change. This is
+//! HotSpot's `tile_a[t] = a[i]; tile_b[t] = b[i]`: without the pass the check of `b[i]`, behind
+//! the first store, holds the second load until the first has arrived; with it both loads are in
+//! flight together.
+//!
+//! A chain moves only when that pays: when a later check tests a value loaded in the chain, or
+//! when a load moves above a store. When every check depends on indices alone and nothing is
+//! stored between the loads, `llc` already puts the checks first and the loads together after
+//! them, and the moved form only adds its selects and registers.
+//!
+//! Chains that would move no load are left alone, as are other stores, atomics, barriers, calls
+//! other than pure intrinsics, volatile and atomic loads, divisions (division by zero), and
+//! loads wider than the safe address (64 bytes) or aligned to more than 16 bytes. A function that
 //! changes has its numbered values renamed (`%12` becomes `%fc.12`): LLVM's text format wants
 //! numbered values defined in increasing order, which moving code out of order would break.
 
@@ -60,7 +73,8 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
             }
             body.push(l);
         }
-        match Function::parse(&body).and_then(|f| f.hoisted(&globals)) {
+        let kernel = line.starts_with("define ptx_kernel ");
+        match Function::parse(&body).and_then(|f| f.hoisted(&globals, kernel)) {
             Some(new_body) => {
                 let (header, body) = renumbered(line, &new_body);
                 out.push_str(&header);
@@ -178,8 +192,9 @@ impl<'a> Function<'a> {
         Some(Function { blocks })
     }
 
-    /// The new body text when at least one chain moves a load.
-    fn hoisted(&self, globals: &HashMap<String, ArrayGlobal>) -> Option<Vec<String>> {
+    /// The new body text when at least one chain moves a load. `kernel`: the function is a
+    /// kernel entry, whose pointer arguments point into global memory.
+    fn hoisted(&self, globals: &HashMap<String, ArrayGlobal>, kernel: bool) -> Option<Vec<String>> {
         let index: HashMap<&str, usize> = self
             .blocks
             .iter()
@@ -194,7 +209,12 @@ impl<'a> Function<'a> {
         }
         let panics: Vec<bool> = self.blocks.iter().map(Block::is_panic).collect();
         let defs = definitions(&self.blocks);
-        let mut next: HashMap<usize, (usize, Check, usize)> = HashMap::new();
+        let scope = Scope {
+            defs: &defs,
+            globals,
+            kernel,
+        };
+        let mut next: HashMap<usize, (usize, Check)> = HashMap::new();
         for (i, b) in self.blocks.iter().enumerate() {
             let Some(check) = b.check(&index, &panics) else {
                 continue;
@@ -210,46 +230,44 @@ impl<'a> Function<'a> {
             {
                 continue;
             }
-            // The leading instructions that may run early; the rest stays behind the check.
-            let lines = candidate
-                .body
-                .iter()
-                .take_while(|l| speculated(l, "true", &defs, globals, &mut 0).is_some())
-                .count();
-            if lines > 0 {
-                next.insert(i, (k, check, lines));
-            }
+            next.insert(i, (k, check));
         }
-        let members: HashSet<usize> = next.values().map(|(k, _, _)| *k).collect();
-        let mut chains: HashMap<usize, Vec<(usize, Check, usize)>> = HashMap::new();
+        let members: HashSet<usize> = next.values().map(|(k, _)| *k).collect();
+        let mut chains: HashMap<usize, Vec<Member>> = HashMap::new();
         for &head in next.keys() {
             if members.contains(&head) {
                 continue;
             }
-            let mut chain = Vec::new();
+            let mut chain: Vec<Member> = Vec::new();
             let mut seen = HashSet::from([head]);
             let mut cur = head;
-            while let Some((k, check, lines)) = next.get(&cur) {
+            let mut stored = false;
+            while let Some((k, check)) = next.get(&cur) {
                 if !seen.insert(*k) {
                     break;
                 }
-                chain.push((*k, check.clone(), *lines));
-                if *lines < self.blocks[*k].body.len() {
+                let Some(member) = Member::of(&self.blocks[*k], *k, check, stored, &scope) else {
+                    break;
+                };
+                stored = member.stored;
+                let whole = member.whole;
+                chain.push(member);
+                if !whole {
                     break;
                 }
                 cur = *k;
             }
-            if self.waits_on_its_loads(&chain) {
+            if self.waits_on_its_loads(&chain) || chain.iter().any(|m| m.crossed) {
                 chains.insert(head, chain);
             }
         }
         if chains.is_empty() {
             return None;
         }
-        let moved: HashMap<usize, usize> = chains
+        let moved: HashMap<usize, &[bool]> = chains
             .values()
             .flatten()
-            .map(|(k, _, lines)| (*k, *lines))
+            .map(|m| (m.block, m.moves.as_slice()))
             .collect();
         let mut counter = 0usize;
         let mut out = Vec::new();
@@ -257,17 +275,23 @@ impl<'a> Function<'a> {
             if let Some(l) = b.label_line {
                 out.push(l.trim_end_matches('\n').to_string());
             }
-            let stays = moved.get(&i).copied().unwrap_or(0);
-            out.extend(b.body[stays..].iter().cloned());
+            let moves = moved.get(&i).copied().unwrap_or(&[]);
+            out.extend(
+                b.body
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| !moves.get(*j).copied().unwrap_or(false))
+                    .map(|(_, l)| l.clone()),
+            );
             if let Some(chain) = chains.get(&i) {
                 let mut guard = String::new();
                 let moved_defs: HashSet<&str> = chain
                     .iter()
-                    .flat_map(|(k, _, lines)| self.blocks[*k].body[..*lines].iter())
+                    .flat_map(|m| m.moved_lines(&self.blocks[m.block]))
                     .filter_map(|l| defined_name(l))
                     .collect();
-                for (k, check, lines) in chain {
-                    let ok = check.passed(&mut out, &mut counter);
+                for m in chain {
+                    let ok = m.check.passed(&mut out, &mut counter);
                     guard = if guard.is_empty() {
                         ok.clone()
                     } else {
@@ -276,8 +300,8 @@ impl<'a> Function<'a> {
                         out.push(format!("  {name} = select i1 {guard}, i1 {ok}, i1 false"));
                         name
                     };
-                    let bound = check.bound(&defs);
-                    for line in &self.blocks[*k].body[..*lines] {
+                    let bound = m.check.bound(&defs);
+                    for line in m.moved_lines(&self.blocks[m.block]) {
                         // A load of `base[idx]` right behind `idx < len`, with `base` and
                         // `len` computed before the chain, is in bounds when that check alone
                         // passes: it need not wait for the loads behind the earlier checks.
@@ -301,16 +325,16 @@ impl<'a> Function<'a> {
 
 impl Function<'_> {
     /// Whether a check of `chain` tests a value loaded earlier in the chain (`x[columns[k]]`).
-    /// Only then does moving the loads pay: when every check depends on indices alone, `llc`
-    /// already puts all the checks first and the loads together after them, and the moved
-    /// form would only add its selects and registers.
-    fn waits_on_its_loads(&self, chain: &[(usize, Check, usize)]) -> bool {
+    /// Then moving the loads pays; when every check depends on indices alone and no store sits
+    /// between the loads, `llc` already puts all the checks first and the loads together after
+    /// them, and the moved form would only add its selects and registers.
+    fn waits_on_its_loads(&self, chain: &[Member]) -> bool {
         let mut loaded: HashSet<&str> = HashSet::new();
-        for (k, check, lines) in chain {
-            if loaded.contains(check.cond.as_str()) {
+        for m in chain {
+            if loaded.contains(m.check.cond.as_str()) {
                 return true;
             }
-            for line in &self.blocks[*k].body[..*lines] {
+            for line in m.moved_lines(&self.blocks[m.block]) {
                 let Some(name) = defined_name(line) else {
                     continue;
                 };
@@ -320,6 +344,122 @@ impl Function<'_> {
             }
         }
         false
+    }
+}
+
+/// What the pass knows of the function it rewrites.
+struct Scope<'a> {
+    defs: &'a HashMap<String, String>,
+    globals: &'a HashMap<String, ArrayGlobal>,
+    kernel: bool,
+}
+
+/// A block of a chain, behind the check `check`: which of its lines move above the chain's
+/// checks (`moves`, one flag per body line); the others stay, in order.
+struct Member {
+    block: usize,
+    check: Check,
+    moves: Vec<bool>,
+    /// Every line moves or is a store that stays: the chain may go on past this block.
+    whole: bool,
+    /// A store stays in this block or in an earlier one of the chain.
+    stored: bool,
+    /// A load moves above a store that stays (`shared[t] = a[i]; shared[u] = b[i]`): the case
+    /// where the check between the two loads would hold the second until the first is stored.
+    crossed: bool,
+}
+
+impl Member {
+    /// The lines of `block` (the block behind `check`) that may move: from the start, every
+    /// line [`speculated`] accepts, except that a store to shared memory (not volatile, not
+    /// atomic) stays where it is and the lines after it may still move, a load among them only
+    /// if it reads global or constant memory (a kernel's pointer argument, or a global outside
+    /// the shared state space), which no store to shared memory can change. At the first other
+    /// line the rest stays. `None` when no line moves. `stored`: a store stayed earlier in the
+    /// chain.
+    fn of(
+        block: &Block<'_>,
+        k: usize,
+        check: &Check,
+        stored: bool,
+        scope: &Scope<'_>,
+    ) -> Option<Member> {
+        let mut moves = vec![false; block.body.len()];
+        let (mut stored, mut crossed, mut whole) = (stored, false, true);
+        for (j, line) in block.body.iter().enumerate() {
+            if shared_store(line, scope) {
+                stored = true;
+                continue;
+            }
+            let speculates = speculated(line, "true", scope.defs, scope.globals, &mut 0).is_some();
+            let load = is_load(line);
+            if !speculates || (load && stored && !reads_global(line, scope)) {
+                whole = false;
+                break;
+            }
+            moves[j] = true;
+            crossed |= load && stored;
+        }
+        moves.contains(&true).then_some(Member {
+            block: k,
+            check: check.clone(),
+            moves,
+            whole,
+            stored,
+            crossed,
+        })
+    }
+
+    /// The lines of `block` (this member's) that move.
+    fn moved_lines<'b>(&'b self, block: &'b Block<'_>) -> impl Iterator<Item = &'b String> + 'b {
+        block
+            .body
+            .iter()
+            .zip(&self.moves)
+            .filter(|(_, m)| **m)
+            .map(|(l, _)| l)
+    }
+}
+
+/// Whether `line` is a plain store (not volatile, not atomic) into a shared array.
+fn shared_store(line: &str, scope: &Scope<'_>) -> bool {
+    let Some(rest) = instruction(line).strip_prefix("store ") else {
+        return false;
+    };
+    if rest.starts_with("volatile ") || rest.starts_with("atomic ") {
+        return false;
+    }
+    let Some(pointer) = split_top_level(rest).get(1).copied() else {
+        return false;
+    };
+    let Some(n) = type_len(pointer) else {
+        return false;
+    };
+    base_root(pointer[n..].trim(), scope.defs, 0)
+        .and_then(|root| Some(scope.globals.get(root.strip_prefix('@')?)?.addrspace == 3))
+        .unwrap_or(false)
+}
+
+/// Whether the load `line` reads global or constant memory: its address derives from a pointer
+/// argument of a kernel (the runtime passes device buffers) or from a global outside the
+/// shared state space.
+fn reads_global(line: &str, scope: &Scope<'_>) -> bool {
+    let Some(rest) = instruction(line).strip_prefix("load ") else {
+        return false;
+    };
+    let Some(pointer) = split_top_level(rest).get(1).copied() else {
+        return false;
+    };
+    let Some(n) = type_len(pointer) else {
+        return false;
+    };
+    match base_root(pointer[n..].trim(), scope.defs, 0) {
+        Some(root) if root.starts_with('@') => scope
+            .globals
+            .get(root.trim_start_matches('@'))
+            .is_none_or(|g| g.addrspace != 3),
+        Some(root) => scope.kernel && !scope.defs.contains_key(&root),
+        None => false,
     }
 }
 
@@ -754,15 +894,28 @@ fn safe_address(
 /// The global that `value` points into, followed through `getelementptr`s and address-space
 /// casts (instructions or constant expressions).
 fn base_global(value: &str, defs: &HashMap<String, String>, depth: usize) -> Option<String> {
+    base_root(value, defs, depth)?
+        .strip_prefix('@')
+        .map(str::to_string)
+}
+
+/// What `value` points into, followed through `getelementptr`s and address-space casts
+/// (instructions or constant expressions): a global (`@name`) or a value this function does not
+/// define by an instruction (`%name`: an argument).
+fn base_root(value: &str, defs: &HashMap<String, String>, depth: usize) -> Option<String> {
     if depth > 16 {
         return None;
     }
     let value = value.trim();
     if let Some(name) = value.strip_prefix('@') {
-        return Some(name[..crate::ir_syntax::name_len(name)].to_string());
+        return Some(format!("@{}", &name[..crate::ir_syntax::name_len(name)]));
     }
-    if value.starts_with('%') {
-        return base_global(defs.get(value)?, defs, depth + 1);
+    if let Some(rest) = value.strip_prefix('%') {
+        let name = &value[..1 + crate::ir_syntax::name_len(rest)];
+        return match defs.get(name) {
+            Some(def) => base_root(def, defs, depth + 1),
+            None => Some(name.to_string()),
+        };
     }
     // `getelementptr [flags] T, PTY BASE, ...` or `addrspacecast (PTY BASE to ptr)`, as an
     // instruction or as a constant expression (whose operands are in parentheses).
@@ -785,7 +938,7 @@ fn base_global(value: &str, defs: &HashMap<String, String>, depth: usize) -> Opt
         return None;
     };
     let n = type_len(operand.trim())?;
-    base_global(&operand.trim()[n..], defs, depth + 1)
+    base_root(&operand.trim()[n..], defs, depth + 1)
 }
 
 /// A `getelementptr` flag.
@@ -966,6 +1119,93 @@ fc.14:                                               ; preds = %fc.7
 @ferrocuda_speculation_pad = internal addrspace(1) constant [64 x i8] zeroinitializer, align 16
 ";
         assert_eq!(out, expected);
+    }
+
+    /// HotSpot's tile loads: `tile_a[t] = a[i]; tile_b[t] = b[i]` in a kernel, each global load
+    /// behind its own check, a store to a shared array between them. `SECOND` is the second
+    /// load's base.
+    fn staged(define: &str, second: &str) -> String {
+        format!(
+            "@tile = internal addrspace(3) global [256 x float] undef, align 4
+
+{define} void @stage(ptr %a, i64 %alen, ptr %b, i64 %blen, i64 %i) {{
+start:
+  %ca = icmp ult i64 %i, %alen
+  br i1 %ca, label %la, label %pa
+
+la:
+  %pa_ = getelementptr inbounds float, ptr %a, i64 %i
+  %va = load float, ptr %pa_, align 4
+  %sa = getelementptr inbounds float, ptr addrspacecast (ptr addrspace(3) @tile to ptr), i64 %i
+  store float %va, ptr %sa, align 4
+  %cb = icmp ult i64 %i, %blen
+  br i1 %cb, label %lb, label %pb
+
+lb:
+  %pb_ = getelementptr inbounds float, ptr {second}, i64 %i
+  %vb = load float, ptr %pb_, align 4
+  store float %vb, ptr %sa, align 4
+  ret void
+
+pa:
+  tail call void @panic_bounds(i64 %i, i64 %alen)
+  unreachable
+
+pb:
+  tail call void @panic_bounds(i64 %i, i64 %blen)
+  unreachable
+}}
+"
+        )
+    }
+
+    #[test]
+    fn loads_of_a_kernel_move_above_stores_to_shared_memory() {
+        let out = apply(&staged("define ptx_kernel", "%b")).expect("the loads move");
+        let body = &out[out.find("start:").unwrap()..out.find("la:").unwrap()];
+        // Both loads, each behind its own check only, before the first branch; the stores stay
+        // behind their checks.
+        let expected = "\
+start:
+  %ca = icmp ult i64 %i, %alen
+  %pa_ = getelementptr inbounds float, ptr %a, i64 %i
+  %fc.spec1 = select i1 %ca, ptr %pa_, ptr addrspacecast (ptr addrspace(1) @ferrocuda_speculation_pad to ptr)
+  %va = load float, ptr %fc.spec1, align 4
+  call void asm sideeffect \"\", \"f\"(float %va)
+  %sa = getelementptr inbounds float, ptr addrspacecast (ptr addrspace(3) @tile to ptr), i64 %i
+  %cb = icmp ult i64 %i, %blen
+  %fc.ok2 = select i1 %ca, i1 %cb, i1 false
+  %pb_ = getelementptr inbounds float, ptr %b, i64 %i
+  %fc.spec3 = select i1 %cb, ptr %pb_, ptr addrspacecast (ptr addrspace(1) @ferrocuda_speculation_pad to ptr)
+  %vb = load float, ptr %fc.spec3, align 4
+  call void asm sideeffect \"\", \"f\"(float %vb)
+  br i1 %ca, label %la, label %pa
+
+";
+        assert_eq!(body, expected);
+        assert!(
+            out.contains("la:\n  store float %va, ptr %sa, align 4\n  br i1 %cb"),
+            "{out}"
+        );
+        assert!(
+            out.contains("lb:\n  store float %vb, ptr %sa, align 4\n  ret void"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn loads_that_a_shared_store_may_change_stay_behind_it() {
+        // The second load reads the shared array the first store wrote.
+        let shared = "addrspacecast (ptr addrspace(3) @tile to ptr)";
+        assert_eq!(apply(&staged("define ptx_kernel", shared)), None);
+        // Outside a kernel a pointer argument may point to shared memory.
+        assert_eq!(apply(&staged("define", "%b")), None);
+        // A volatile store is not moved across.
+        let volatile = staged("define ptx_kernel", "%b").replace(
+            "store float %va, ptr %sa",
+            "store volatile float %va, ptr %sa",
+        );
+        assert_eq!(apply(&volatile), None);
     }
 
     /// A function whose block `ok` runs behind two checks, the second testing a loaded value

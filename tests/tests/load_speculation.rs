@@ -8,7 +8,7 @@
 use ferrocuda::prelude::*;
 use ferrocuda_tests::ptx_text::entry_body;
 use ferrocuda_tests::{device_tests, expect_panic, random_f32, rng};
-use test_kernels::check_faults::gather_rows;
+use test_kernels::check_faults::{gather_rows, stage_pairs};
 
 /// The line of the first occurrence of `needle` in the kernels' `check_faults.rs`.
 fn line_of(needle: &str) -> u32 {
@@ -114,5 +114,86 @@ device_tests! {
         launch!(gather_rows[2, 256](&d_offsets, &d_indices, &d_values, &mut d_out)).unwrap();
         device.synchronize().unwrap();
         assert_eq!(d_out.to_vec().unwrap(), vec![5.0f32; rows]);
+    }
+}
+
+/// The CPU's `stage_pairs` for blocks of `block` threads.
+fn stage_on_cpu(a: &[f32], b: &[f32], block: usize) -> Vec<f32> {
+    (0..a.len())
+        .map(|i| {
+            let left = if i % block == 0 { i } else { i - 1 };
+            a[i] * b[i] + a[left]
+        })
+        .collect()
+}
+
+#[test]
+fn staged_loads_are_issued_before_the_first_shared_store() {
+    // Without the pass (seen failing): load a, store to shared, check b, load b.
+    let body = entry_body(test_kernels::__FERROCUDA_MODULE.ptx, "stage_pairs");
+    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+    let first_store = lines
+        .iter()
+        .position(|l| l.starts_with("st.shared"))
+        .unwrap_or_else(|| panic!("no shared store\n{body}"));
+    let loads_before = lines[..first_store]
+        .iter()
+        .filter(|l| l.starts_with("ld.global"))
+        .count();
+    assert_eq!(
+        loads_before, 2,
+        "global loads before the first shared store\n{body}"
+    );
+}
+
+device_tests! {
+    fn staged_pairs_match_the_cpu(device) {
+        let mut rng = rng("staged_pairs_match_the_cpu");
+        for (n, block) in [(0usize, 256u32), (1, 256), (1000, 256), (777, 100)] {
+            let a = random_f32(&mut rng, n);
+            let b = random_f32(&mut rng, n);
+            let expected = stage_on_cpu(&a, &b, block as usize);
+            let d_a = DeviceBuffer::from_slice(device, &a).unwrap();
+            let d_b = DeviceBuffer::from_slice(device, &b).unwrap();
+            let mut d_out = DeviceBuffer::<f32>::zeros(device, n).unwrap();
+            let blocks = (n as u32).div_ceil(block).max(1);
+            launch!(stage_pairs[blocks, block](&d_a, &d_b, &mut d_out)).unwrap();
+            assert_eq!(d_out.to_vec().unwrap(), expected, "{n} elements, blocks of {block}");
+        }
+    }
+
+    fn the_first_failing_staged_load_is_reported(device) {
+        // `b` one element short: only the last thread (block 3, thread 231 of 256) fails, on
+        // `b`'s check, although its load of `b` was issued before `a`'s check.
+        let n = 1000usize;
+        let a = vec![1.0f32; n];
+        let d_a = DeviceBuffer::from_slice(device, &a).unwrap();
+        let d_short = DeviceBuffer::from_slice(device, &a[..n - 1]).unwrap();
+        let mut d_out = DeviceBuffer::<f32>::zeros(device, n).unwrap();
+        launch!(stage_pairs[4, 256](&d_a, &d_short, &mut d_out)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert_eq!(panic.message, "index out of bounds: the len is 999 but the index is 999");
+        assert_eq!(panic.line, line_of("tile_b[t] = b[i];"));
+        assert_eq!((panic.block.x, panic.thread.x), (3, 231));
+        assert_eq!(panic.other_panics, 0);
+
+        // Both short: `a`'s check comes first.
+        launch!(stage_pairs[4, 256](&d_short, &d_short, &mut d_out)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert_eq!(panic.line, line_of("tile_a[t] = a[i];"));
+        assert_eq!((panic.block.x, panic.thread.x), (3, 231));
+
+        // `b` empty: every thread fails on it without a memory fault; the device is usable.
+        let empty = DeviceBuffer::<f32>::zeros(device, 0).unwrap();
+        launch!(stage_pairs[4, 256](&d_a, &empty, &mut d_out)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert!(
+            panic.message.starts_with("index out of bounds: the len is 0 but the index is "),
+            "{}",
+            panic.message
+        );
+        launch!(stage_pairs[4, 256](&d_a, &d_a, &mut d_out)).unwrap();
+        device.synchronize().unwrap();
+        assert_eq!(d_out.to_vec().unwrap(), vec![2.0f32; n]);
     }
 }

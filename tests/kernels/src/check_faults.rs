@@ -49,3 +49,26 @@ pub fn gather_rows(offsets: &[u32], indices: &[u32], values: &[f32], out: &mut [
         out[row] = sum;
     }
 }
+
+/// Stages `a[i]` and `b[i]` in two shared arrays, then writes `out[i] = a[i] * b[i] +
+/// a[i - 1 or i]` (the left neighbour's element from the tile, the thread's own for the first
+/// thread of a block): a checked global load, a store to shared memory, another checked load
+/// and store, as in HotSpot's tile loads. The build moves the second load above the first
+/// check and the first store (`b` is global memory, which no shared store can change), so that
+/// both loads are in flight together; a failed check must still be the first one in program
+/// order, with its own index and length. Blocks of at most 256 threads.
+#[kernel(max_block(256))]
+pub fn stage_pairs(a: &[f32], b: &[f32], out: &mut [f32]) {
+    let mut tile_a = shared_array!(f32; 256);
+    let mut tile_b = shared_array!(f32; 256);
+    let t = thread_idx().x as usize;
+    let i = grid!(1);
+    if i < out.len() {
+        tile_a[t] = a[i];
+        tile_b[t] = b[i];
+    }
+    syncthreads();
+    if i < out.len() {
+        out[i] = tile_a[t] * tile_b[t] + tile_a[t.saturating_sub(1)];
+    }
+}

@@ -421,43 +421,36 @@ impl Member {
     }
 }
 
+/// What the pointer operand of `line` points into ([`base_root`]) when `line` is a plain (not
+/// volatile, not atomic) access with the given opcode (`"load "` or `"store "`).
+fn access_root(line: &str, opcode: &str, defs: &HashMap<String, String>) -> Option<String> {
+    let rest = instruction(line).strip_prefix(opcode)?;
+    if rest.starts_with("volatile ") || rest.starts_with("atomic ") {
+        return None;
+    }
+    let pointer = *split_top_level(rest).get(1)?;
+    let n = type_len(pointer)?;
+    base_root(pointer[n..].trim(), defs, 0)
+}
+
+/// Whether `root` (from [`base_root`]) is a global in the shared state space.
+fn is_shared_global(root: &str, scope: &Scope<'_>) -> bool {
+    root.strip_prefix('@')
+        .and_then(|name| scope.globals.get(name))
+        .is_some_and(|g| g.addrspace == 3)
+}
+
 /// Whether `line` is a plain store (not volatile, not atomic) into a shared array.
 fn shared_store(line: &str, scope: &Scope<'_>) -> bool {
-    let Some(rest) = instruction(line).strip_prefix("store ") else {
-        return false;
-    };
-    if rest.starts_with("volatile ") || rest.starts_with("atomic ") {
-        return false;
-    }
-    let Some(pointer) = split_top_level(rest).get(1).copied() else {
-        return false;
-    };
-    let Some(n) = type_len(pointer) else {
-        return false;
-    };
-    base_root(pointer[n..].trim(), scope.defs, 0)
-        .and_then(|root| Some(scope.globals.get(root.strip_prefix('@')?)?.addrspace == 3))
-        .unwrap_or(false)
+    access_root(line, "store ", scope.defs).is_some_and(|root| is_shared_global(&root, scope))
 }
 
 /// Whether the load `line` reads global or constant memory: its address derives from a pointer
 /// argument of a kernel (the runtime passes device buffers) or from a global outside the
 /// shared state space.
 fn reads_global(line: &str, scope: &Scope<'_>) -> bool {
-    let Some(rest) = instruction(line).strip_prefix("load ") else {
-        return false;
-    };
-    let Some(pointer) = split_top_level(rest).get(1).copied() else {
-        return false;
-    };
-    let Some(n) = type_len(pointer) else {
-        return false;
-    };
-    match base_root(pointer[n..].trim(), scope.defs, 0) {
-        Some(root) if root.starts_with('@') => scope
-            .globals
-            .get(root.trim_start_matches('@'))
-            .is_none_or(|g| g.addrspace != 3),
+    match access_root(line, "load ", scope.defs) {
+        Some(root) if root.starts_with('@') => !is_shared_global(&root, scope),
         Some(root) => scope.kernel && !scope.defs.contains_key(&root),
         None => false,
     }

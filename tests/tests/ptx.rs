@@ -391,12 +391,8 @@ fn assemble(ptxas: &Path, file: &Path, arch: &str, folder: &str) {
     for line in log.lines() {
         if let Some(name) = line.split("Function properties for ").nth(1) {
             function = name.trim();
-        } else if let Some(stores) = line
-            .split(" bytes spill stores")
-            .next()
-            .filter(|_| line.contains("spill stores"))
-        {
-            let stores: u32 = stores.rsplit(' ').next().unwrap().parse().unwrap();
+        } else if let Some((before, _)) = line.split_once(" bytes spill stores") {
+            let stores: u32 = before.rsplit(' ').next().unwrap().parse().unwrap();
             let allowed = ALLOWED_SPILLS
                 .iter()
                 .find(|(name, _)| *name == function)

@@ -230,8 +230,8 @@ scan_tile_kernel!(
     /// the [module documentation](self)): `Kind` chooses the inclusive or the exclusive scan
     /// (`initial` is the exclusive scan's initial value; the inclusive scan passes the
     /// identity); `epoch` is the scan's epoch in the tile state `state`, `aggregates`,
-    /// `inclusives` ([`TileState::with_epoch`]). The dynamic shared memory holds one `T` per warp, one `T` more, and the warp
-    /// exchange of the tile (one `T` per element).
+    /// `inclusives` ([`TileState::with_epoch`]). The dynamic shared memory holds one `T` per
+    /// warp, one `T` more, and the warp exchange of the tile (one `T` per element).
     #[kernel(instances(
         (u32, Sum, Inclusive), (i32, Sum, Inclusive), (f32, Sum, Inclusive),
         (u32, Sum, Exclusive), (i32, Sum, Exclusive), (f32, Sum, Exclusive),

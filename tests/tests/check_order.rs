@@ -3,7 +3,8 @@
 //! check is reported as the first that fails in program order, with its own index and length,
 //! on its line, by the right thread, with no memory fault (an empty slice included) and the
 //! device usable afterwards. These pin the report for any change to how the build lays out such
-//! checks (a combined-branch layout was tried and measured: `bench/results/h100-2026-11-24-b-checks.md`).
+//! checks (a combined-branch layout was tried and measured:
+//! `bench/results/h100-2026-11-24-b-checks.md`).
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{device_tests, expect_panic, random_f32, rng};

@@ -328,7 +328,22 @@ mod tests {
             Err(std::fs::TryLockError::WouldBlock)
         ));
         drop(held);
-        other.try_lock().unwrap();
+        // Another test of this process may be spawning a command right now: its forked child
+        // shares the lock's open file until it execs, which holds the lock for that instant
+        // after `drop` (CI saw `WouldBlock` here once). So the lock must be free within a
+        // second, not at once.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        loop {
+            match other.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => assert!(
+                    std::time::Instant::now() < deadline,
+                    "the install lock is still held a second after its holder was dropped"
+                ),
+                Err(e) => panic!("cannot lock {}: {e}", path.display()),
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         drop(other);
         std::fs::remove_file(path).unwrap();
     }

@@ -3,12 +3,13 @@
 //! between each pair of checks; on both backends the results are right and a failed check is
 //! reported exactly as before: the first check that fails, with its own index and length, on
 //! its line, by the right thread, with no access outside the buffers (an empty slice included)
-//! and the device usable afterwards.
+//! and the device usable afterwards. The same holds for checked loads behind a user's condition
+//! (`smooth5`'s `if inside { sum += w * x[j] }` taps).
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::ptx_text::entry_body;
 use ferrocuda_tests::{device_tests, expect_panic, random_f32, rng};
-use test_kernels::check_faults::{gather_rows, stage_pairs};
+use test_kernels::check_faults::{SMOOTH_WEIGHTS, gather_rows, smooth5, stage_pairs};
 
 /// The line of the first occurrence of `needle` in the kernels' `check_faults.rs`.
 fn line_of(needle: &str) -> u32 {
@@ -195,5 +196,81 @@ device_tests! {
         launch!(stage_pairs[4, 256](&d_a, &d_a, &mut d_out)).unwrap();
         device.synchronize().unwrap();
         assert_eq!(d_out.to_vec().unwrap(), vec![2.0f32; n]);
+    }
+}
+
+/// The CPU's `smooth5` over `x`, for `outputs` outputs and taps inside `0..n`.
+fn smooth_on_cpu(x: &[f32], outputs: usize, n: usize) -> Vec<f32> {
+    (0..outputs)
+        .map(|i| {
+            let mut sum = 0.0f32;
+            for (k, w) in SMOOTH_WEIGHTS.iter().enumerate() {
+                let j = i as isize + k as isize - 2;
+                if j >= 0 && j < n as isize {
+                    sum += w * x[j as usize];
+                }
+            }
+            sum
+        })
+        .collect()
+}
+
+device_tests! {
+    fn guarded_taps_match_the_cpu(device) {
+        let mut rng = rng("guarded_taps_match_the_cpu");
+        for (n, block) in [(0usize, 256u32), (1, 256), (2, 256), (1000, 256), (777, 100)] {
+            let x = random_f32(&mut rng, n);
+            let expected = smooth_on_cpu(&x, n, n);
+            let d_x = DeviceBuffer::from_slice(device, &x).unwrap();
+            let mut d_out = DeviceBuffer::<f32>::zeros(device, n).unwrap();
+            let blocks = (n as u32).div_ceil(block).max(1);
+            launch!(smooth5[blocks, block](&d_x, &mut d_out, n as u32)).unwrap();
+            assert_eq!(d_out.to_vec().unwrap(), expected, "{n} elements, blocks of {block}");
+        }
+    }
+
+    fn the_first_failing_guarded_tap_is_reported(device) {
+        // `x` two elements shorter than `n`, 997 outputs: only output 996 (block 3, thread
+        // 228) reaches a tap past `x`'s end, its last (index 998).
+        let n = 1000usize;
+        let x = vec![1.0f32; n - 2];
+        let d_x = DeviceBuffer::from_slice(device, &x).unwrap();
+        let mut d_out = DeviceBuffer::<f32>::zeros(device, n - 3).unwrap();
+        launch!(smooth5[4, 256](&d_x, &mut d_out, n as u32)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert_eq!(panic.message, "index out of bounds: the len is 998 but the index is 998");
+        assert_eq!(panic.line, line_of("sum += w * x[j as usize];"));
+        assert_eq!((panic.block.x, panic.thread.x), (3, 228));
+        assert_eq!(panic.other_panics, 0);
+
+        // One output more: output 997's taps 998 and 999 both fail; each failing output
+        // reports its first, 998.
+        let mut d_out = DeviceBuffer::<f32>::zeros(device, n - 2).unwrap();
+        launch!(smooth5[4, 256](&d_x, &mut d_out, n as u32)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert_eq!(panic.message, "index out of bounds: the len is 998 but the index is 998");
+        assert!(matches!(panic.thread.x, 228 | 229), "{:?}", panic.thread);
+
+        // An empty `x` with no tap inside `0..n`: nothing is read, nothing fails.
+        let empty = DeviceBuffer::<f32>::zeros(device, 0).unwrap();
+        let mut d_out = DeviceBuffer::from_slice(device, &[7.0f32; 300]).unwrap();
+        launch!(smooth5[2, 256](&empty, &mut d_out, 0)).unwrap();
+        device.synchronize().unwrap();
+        assert_eq!(d_out.to_vec().unwrap(), vec![0.0f32; 300]);
+
+        // An empty `x` with taps inside: every output fails on it, without a memory fault,
+        // and the device computes the right answer afterwards.
+        launch!(smooth5[2, 256](&empty, &mut d_out, 300)).unwrap();
+        let panic = expect_panic(device.synchronize());
+        assert!(
+            panic.message.starts_with("index out of bounds: the len is 0 but the index is "),
+            "{}",
+            panic.message
+        );
+        let x: Vec<f32> = (0..300).map(|v| v as f32).collect();
+        let d_x = DeviceBuffer::from_slice(device, &x).unwrap();
+        launch!(smooth5[2, 256](&d_x, &mut d_out, 300)).unwrap();
+        device.synchronize().unwrap();
+        assert_eq!(d_out.to_vec().unwrap(), smooth_on_cpu(&x, 300, 300));
     }
 }

@@ -72,3 +72,25 @@ pub fn stage_pairs(a: &[f32], b: &[f32], out: &mut [f32]) {
         out[i] = tile_a[t] * tile_b[t] + tile_a[t.saturating_sub(1)];
     }
 }
+
+/// Weights of [`smooth5`]'s five taps.
+pub const SMOOTH_WEIGHTS: [f32; 5] = [0.0625, 0.25, 0.375, 0.25, 0.0625];
+
+/// `out[i] = sum over k of SMOOTH_WEIGHTS[k] * x[i + k - 2]`, the taps outside `0..n` left
+/// out: a 1-D convolution whose taps are guarded checked loads (`if inside { sum += w * x[j] }`),
+/// as in a 2-D convolution's filter row. A failed check must be the first one in program
+/// order, with its own index and length, and a tap outside `0..n` must read nothing.
+#[kernel]
+pub fn smooth5(x: &[f32], out: &mut [f32], n: u32) {
+    let i = grid!(1);
+    if i < out.len() {
+        let mut sum = 0.0f32;
+        for (k, w) in SMOOTH_WEIGHTS.iter().enumerate() {
+            let j = i as isize + k as isize - 2;
+            if j >= 0 && j < n as isize {
+                sum += w * x[j as usize];
+            }
+        }
+        out[i] = sum;
+    }
+}

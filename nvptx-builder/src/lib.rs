@@ -78,6 +78,7 @@ mod line_tables;
 mod link;
 mod link_args;
 mod load_speculation;
+mod loop_counter_narrowing;
 mod markers;
 mod max_block;
 mod nested;

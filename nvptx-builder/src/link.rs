@@ -355,7 +355,8 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
 }
 
 /// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
-/// optimised module, then [`crate::fast_math::apply`] and [`crate::load_speculation::apply`],
+/// optimised module, then [`crate::fast_math::apply`],
+/// [`crate::loop_counter_narrowing::apply`] and [`crate::load_speculation::apply`],
 /// and drops the functions the first orphans; returns the module
 /// to generate code from (the input when nothing changed) and the kernels built with fast
 /// math.
@@ -382,6 +383,9 @@ fn rewrite_optimized(
     };
     let changed = fences_removed || stripped.is_some();
     let text = stripped.unwrap_or(text);
+    let narrowed = crate::loop_counter_narrowing::apply(&text);
+    let changed = changed || narrowed.is_some();
+    let text = narrowed.unwrap_or(text);
     let stripped = match crate::load_speculation::apply(&text) {
         Some(hoisted) => hoisted,
         None if changed => text,

@@ -262,3 +262,26 @@ device_tests! {
         }
     }
 }
+
+/// PathFinder's `for i in 0..iteration` (`iteration` a `u32` made `usize`) counts in 32 bits
+/// (`nvptx-builder`'s loop-counter narrowing): the counter steps with a 32-bit add and the
+/// `i == iteration - 1` exit test is a 32-bit compare; before the pass both were 64-bit.
+#[test]
+fn pathfinder_counts_its_rows_in_32_bits() {
+    let body = ferrocuda_tests::ptx_text::entry_body(
+        kernels_idiomatic::__FERROCUDA_MODULE.ptx,
+        "pathfinder",
+    );
+    let steps_by_one_in_32_bits = body.lines().any(|line| {
+        let Some(operands) = line.trim().strip_prefix("add.s32") else {
+            return false;
+        };
+        let operands: Vec<&str> = operands.trim().trim_end_matches(';').split(", ").collect();
+        operands.len() == 3 && operands[0] == operands[1] && operands[2] == "1"
+    });
+    assert!(steps_by_one_in_32_bits, "no 32-bit counter step:\n{body}");
+    assert!(
+        !body.contains("setp.eq.b64") && !body.contains("setp.ne.b64"),
+        "a 64-bit equality test is left:\n{body}"
+    );
+}

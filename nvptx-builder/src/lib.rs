@@ -81,6 +81,7 @@ mod load_speculation;
 mod markers;
 mod max_block;
 mod nested;
+mod offset_checks;
 mod panic_rewrite;
 mod prebuilt;
 mod process;

@@ -13,7 +13,8 @@
 //!    constant-memory globals public;
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX, from the
 //!    optimised module without its compiler fences ([`crate::compiler_fences`]) and with the
-//!    loads that bounds checks guard moved above the checks ([`crate::load_speculation`]);
+//!    loads that bounds checks guard moved above the checks ([`crate::load_speculation`]) and
+//!    the checks of offset indices after their base's check narrowed ([`crate::offset_checks`]);
 //! 6. of the debug information llc wrote, only the line table stays
 //!    ([`crate::line_tables`]);
 //! 7. kernels built with fast math are named in a comment at the top of the PTX
@@ -355,10 +356,10 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
 }
 
 /// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
-/// optimised module, then [`crate::fast_math::apply`] and [`crate::load_speculation::apply`],
-/// and drops the functions the first orphans; returns the module
-/// to generate code from (the input when nothing changed) and the kernels built with fast
-/// math.
+/// optimised module, then [`crate::fast_math::apply`], [`crate::load_speculation::apply`] and
+/// [`crate::offset_checks::apply`], and drops the functions the first orphans; returns the
+/// module to generate code from (the input when nothing changed) and the kernels built with
+/// fast math.
 fn rewrite_optimized(
     args: &LinkArgs,
     llvm_bin: &Path,
@@ -382,8 +383,11 @@ fn rewrite_optimized(
     };
     let changed = fences_removed || stripped.is_some();
     let text = stripped.unwrap_or(text);
-    let stripped = match crate::load_speculation::apply(&text) {
-        Some(hoisted) => hoisted,
+    let speculated = crate::load_speculation::apply(&text);
+    let changed = changed || speculated.is_some();
+    let text = speculated.unwrap_or(text);
+    let stripped = match crate::offset_checks::apply(&text) {
+        Some(narrowed) => narrowed,
         None if changed => text,
         None => return Ok((optimized, kernels)),
     };

@@ -22,9 +22,9 @@
 //! uses it), so a failed check reports the same index, length, file and line.
 //!
 //! The dominating check is found by walking up from the offset check's block through blocks
-//! with a single predecessor (each reached by a branch whose condition is the walked check's
-//! passed side, or an unconditional one), at most [`MAX_WALK`] blocks: the shape of a run of
-//! checks, each passed side entered only from its check.
+//! with a single predecessor (entered by a conditional or an unconditional branch), at most
+//! [`MAX_WALK`] blocks, until a block entered from the passed side of the base's check: the
+//! shape of a run of checks (bounds or overflow checks), each side entered only from its check.
 
 use std::collections::HashMap;
 
@@ -305,16 +305,15 @@ fn dominated_by_base_check(
         };
         let terminator = terminator(&blocks[pred], body);
         if let Some((condition, passed)) = conditional_branch(terminator) {
-            if passed != label {
-                return false;
-            }
-            let passes = defs
+            let base_check = defs
                 .get(condition)
                 .and_then(|inst| unsigned_less_than(inst))
                 .is_some_and(|(i, l)| i == base && l == len);
-            if passes {
+            if base_check && passed == label {
                 return true;
             }
+            // Another branch (an overflow check, the base check's failed side): the block is
+            // still entered only through `pred`, so a check dominating `pred` dominates it.
         } else if !terminator.starts_with("br label %") {
             return false;
         }
@@ -585,6 +584,23 @@ fail:
             "ok:                                               ; preds = %b6\n  br label %b1",
         );
         assert_eq!(apply(&joined), None);
+    }
+
+    #[test]
+    fn crosses_the_failed_side_of_an_overflow_check() {
+        // With overflow checks, `i - 1` is guarded by `i == 0` (true: panic) before its bounds
+        // check: the walk crosses that branch from its false side.
+        let guarded = STENCIL.replace(
+            "  br i1 %c0, label %b1, label %fail\n\nb1:                                               ; preds = %0\n",
+            "  br i1 %c0, label %g, label %fail\n\ng:\n  %zero = icmp eq i64 %i, 0\n  br i1 %zero, label %fail, label %b1\n\nb1:                                               ; preds = %g\n",
+        );
+        assert!(guarded.contains("label %g"));
+        let out = apply(&guarded).expect("rewritten");
+        assert_eq!(
+            check_line(&out, "%c1"),
+            "%c1 = icmp ule i32 1, %ferrocuda.offset1.base, !dbg !7"
+        );
+        assert_eq!(check_line(&out, "%c5"), "%c5 = icmp ule i64 %plane, %i");
     }
 
     #[test]

@@ -82,6 +82,7 @@ mod loop_counter_narrowing;
 mod markers;
 mod max_block;
 mod nested;
+mod offset_checks;
 mod panic_rewrite;
 mod prebuilt;
 mod process;

@@ -30,5 +30,6 @@ pub mod index_narrowing;
 pub mod look_back;
 pub mod max_block;
 pub mod mma;
+pub mod offset_checks;
 pub mod random;
 pub mod simulator_promises;

@@ -12,6 +12,18 @@ pub(crate) fn skip_string(b: &[u8], start: usize) -> usize {
     }
 }
 
+/// The label of a block label line (`95:`, `.preheader27:  ; preds = ...`, `"a b":`), as
+/// `label %...` references name it (quotes kept); `None` for any other line.
+pub(crate) fn block_label(line: &str) -> Option<String> {
+    let n = name_len(line);
+    (n > 0 && line[n..].starts_with(':')).then(|| line[..n].to_string())
+}
+
+/// Whether `line` is a debug record (`#dbg_value(...)`), not an instruction.
+pub(crate) fn is_debug_record(line: &str) -> bool {
+    line.trim_start().starts_with("#dbg_")
+}
+
 /// Length of the global name at the start of `s` (after the `@`): `"quoted"` or identifier.
 pub(crate) fn name_len(s: &str) -> usize {
     let b = s.as_bytes();

@@ -41,7 +41,7 @@
 //! changes has its numbered values renamed (`%12` becomes `%fc.12`): LLVM's text format wants
 //! numbered values defined in increasing order, which moving code out of order would break.
 
-use crate::ir_syntax::{split_top_level, type_len};
+use crate::ir_syntax::{block_label, is_debug_record, split_top_level, type_len};
 use std::collections::{HashMap, HashSet};
 
 /// The global holding [`PAD_BYTES`] zero bytes that loads behind a failed check read instead.
@@ -562,12 +562,6 @@ impl Check {
     }
 }
 
-/// The label of a block label line (`95:`, `.preheader27:  ; preds = ...`, `"a b":`).
-fn block_label(line: &str) -> Option<String> {
-    let n = crate::ir_syntax::name_len(line);
-    (n > 0 && line[n..].starts_with(':')).then(|| line[..n].to_string())
-}
-
 /// The targets named by `label %X` in a terminator.
 fn label_references(terminator: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -588,11 +582,6 @@ fn instruction(line: &str) -> &str {
         (true, Some(eq)) => &t[eq + 3..],
         _ => t,
     }
-}
-
-/// A debug record line (`#dbg_value(...)`).
-fn is_debug_record(line: &str) -> bool {
-    line.trim_start().starts_with("#dbg_")
 }
 
 /// A call of any kind.

@@ -29,6 +29,7 @@
 //! equals the old value. Debug records of the add are dropped (the builder keeps line tables
 //! only).
 
+use crate::ir_syntax::{block_label, is_debug_record, name_len};
 use std::collections::{HashMap, HashSet};
 
 /// Prefix of the 64-bit copies of narrowed values.
@@ -115,17 +116,6 @@ fn blocks(lines: &[String]) -> Option<Vec<Block>> {
     Some(blocks)
 }
 
-/// The label a block line defines (`24:` or `bb3:`, then an optional comment).
-fn block_label(line: &str) -> Option<String> {
-    let first = line.chars().next()?;
-    if first.is_whitespace() || first == ';' || first == '}' {
-        return None;
-    }
-    let end = line.find(':')?;
-    let label = &line[..end];
-    label.chars().all(is_name_char).then(|| label.to_string())
-}
-
 /// Whether `c` may appear in an unquoted LLVM value name.
 fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '-')
@@ -133,10 +123,7 @@ fn is_name_char(c: char) -> bool {
 
 /// Length of the value name at the start of `s` (`%` included).
 fn value_len(s: &str) -> usize {
-    match s.strip_prefix('%') {
-        Some(rest) => 1 + rest.find(|c| !is_name_char(c)).unwrap_or(rest.len()),
-        None => 0,
-    }
+    s.strip_prefix('%').map_or(0, |rest| 1 + name_len(rest))
 }
 
 /// The instruction without its trailing metadata (`, !dbg !12`) and indentation.
@@ -465,11 +452,6 @@ fn terminator(lines: &[String], block: &Block) -> Option<usize> {
         .clone()
         .rev()
         .find(|&j| !lines[j].trim().is_empty() && !is_debug_record(&lines[j]))
-}
-
-/// Whether a line is a debug record (`#dbg_value(...)`), not an instruction.
-fn is_debug_record(line: &str) -> bool {
-    line.trim_start().starts_with("#dbg_")
 }
 
 /// The 32-bit form of a compare of narrowed values, or `None` when it has another operand.

@@ -26,6 +26,7 @@
 //! [`MAX_WALK`] blocks, until a block entered from the passed side of the base's check: the
 //! shape of a run of checks (bounds or overflow checks), each side entered only from its check.
 
+use crate::ir_syntax::{block_label, is_debug_record};
 use std::collections::HashMap;
 
 /// How many single-predecessor blocks the walk to a dominating base check crosses at most.
@@ -352,7 +353,7 @@ fn terminator<'a>(block: &Block, body: &[&'a str]) -> &'a str {
         .iter()
         .rev()
         .map(|l| l.trim())
-        .find(|l| !l.is_empty() && !l.starts_with("#dbg_") && !l.starts_with(';'))
+        .find(|l| !l.is_empty() && !is_debug_record(l) && !l.starts_with(';'))
         .unwrap_or("")
 }
 
@@ -383,20 +384,6 @@ fn split_blocks(body: &[&str]) -> Vec<Block> {
     }
     blocks.last_mut().expect("one block").lines.end = body.len();
     blocks
-}
-
-/// The label a line starts a block with.
-fn block_label(line: &str) -> Option<String> {
-    if line.starts_with([' ', '\t', ';', '}']) {
-        return None;
-    }
-    let head = line.split(';').next()?.trim_end();
-    let label = head.strip_suffix(':')?;
-    let label = label
-        .strip_prefix('"')
-        .and_then(|l| l.strip_suffix('"'))
-        .unwrap_or(label);
-    (!label.is_empty()).then(|| label.to_string())
 }
 
 /// Every `%name = instruction` of the body, by name.

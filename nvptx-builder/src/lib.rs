@@ -64,6 +64,7 @@
 )]
 
 mod cargo_messages;
+mod check_versioning;
 mod compiler_fences;
 mod config;
 mod contract;

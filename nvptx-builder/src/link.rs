@@ -15,7 +15,9 @@
 //!    optimised module without its compiler fences ([`crate::compiler_fences`]), with its 64-bit
 //!    loop counters bounded by a `u32` made 32-bit ([`crate::loop_counter_narrowing`]), with the
 //!    loads that bounds checks guard moved above the checks ([`crate::load_speculation`]) and
-//!    the checks of offset indices after their base's check narrowed ([`crate::offset_checks`]);
+//!    the checks of offset indices after their base's check narrowed ([`crate::offset_checks`]),
+//!    and the kernels whose guards decide checks in a loop versioned on a test of their
+//!    arguments ([`crate::check_versioning`]);
 //! 6. of the debug information llc wrote, only the line table stays
 //!    ([`crate::line_tables`]);
 //! 7. kernels built with fast math are named in a comment at the top of the PTX
@@ -358,8 +360,8 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
 
 /// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
 /// optimised module, then [`crate::fast_math::apply`],
-/// [`crate::loop_counter_narrowing::apply`], [`crate::load_speculation::apply`] and
-/// [`crate::offset_checks::apply`], and drops the functions the first orphans; returns the
+/// [`crate::loop_counter_narrowing::apply`], [`crate::load_speculation::apply`],
+/// [`crate::offset_checks::apply`] and [`crate::check_versioning::apply`], and drops the functions the first orphans; returns the
 /// module to generate code from (the input when nothing changed) and the kernels built with
 /// fast math.
 fn rewrite_optimized(
@@ -391,8 +393,11 @@ fn rewrite_optimized(
     let speculated = crate::load_speculation::apply(&text);
     let changed = changed || speculated.is_some();
     let text = speculated.unwrap_or(text);
-    let stripped = match crate::offset_checks::apply(&text) {
-        Some(narrowed) => narrowed,
+    let narrowed = crate::offset_checks::apply(&text);
+    let changed = changed || narrowed.is_some();
+    let text = narrowed.unwrap_or(text);
+    let stripped = match crate::check_versioning::apply(&text) {
+        Some(versioned) => versioned,
         None if changed => text,
         None => return Ok((optimized, kernels)),
     };

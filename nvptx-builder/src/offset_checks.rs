@@ -67,9 +67,11 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
 }
 
 /// One basic block: its label (`None` for the entry block) and the indices of its lines.
-struct Block {
-    label: Option<String>,
-    lines: std::ops::Range<usize>,
+pub(crate) struct Block {
+    /// The label, as `label %...` references name it.
+    pub(crate) label: Option<String>,
+    /// The indices of the block's lines in the body (its label line first).
+    pub(crate) lines: std::ops::Range<usize>,
 }
 
 /// The function body with its offset checks rewritten, or `None` when it has none.
@@ -177,7 +179,7 @@ fn replacement(
 }
 
 /// The `i32` value a 64-bit operand was zero-extended from, when it was.
-fn narrow_operand<'a>(value: &str, defs: &HashMap<&str, &'a str>) -> Option<&'a str> {
+pub(crate) fn narrow_operand<'a>(value: &str, defs: &HashMap<&str, &'a str>) -> Option<&'a str> {
     let inst = defs.get(value)?;
     let rest = strip_words(inst, "zext", &["nneg"])?;
     let rest = rest.strip_prefix("i32 ")?;
@@ -186,7 +188,7 @@ fn narrow_operand<'a>(value: &str, defs: &HashMap<&str, &'a str>) -> Option<&'a 
 }
 
 /// `(index, len)` of `icmp [samesign] ult i64 index, len`.
-fn unsigned_less_than(inst: &str) -> Option<(&str, &str)> {
+pub(crate) fn unsigned_less_than(inst: &str) -> Option<(&str, &str)> {
     let rest = strip_words(inst, "icmp", &["samesign"])?;
     let rest = rest.strip_prefix("ult i64 ")?;
     let operands = strip_metadata(rest);
@@ -247,7 +249,7 @@ fn offset_of<'a>(value: &str, defs: &HashMap<&'a str, &'a str>) -> Option<Offset
 /// The largest value a 64-bit `value` can take when its definition bounds it below 2^64:
 /// `zext` of an `i32`, `and` with a constant below 2^32, `mul nuw` of two bounded values, a
 /// non-negative constant.
-fn bound_of(value: &str, defs: &HashMap<&str, &str>, depth: usize) -> Option<u128> {
+pub(crate) fn bound_of(value: &str, defs: &HashMap<&str, &str>, depth: usize) -> Option<u128> {
     if let Ok(constant) = value.parse::<i128>() {
         return (constant >= 0).then_some(constant as u128);
     }
@@ -324,7 +326,7 @@ fn dominated_by_base_check(
 }
 
 /// The block whose terminator is the only reference to `label`, when there is exactly one.
-fn single_predecessor(blocks: &[Block], body: &[&str], label: &str) -> Option<usize> {
+pub(crate) fn single_predecessor(blocks: &[Block], body: &[&str], label: &str) -> Option<usize> {
     let target = format!("label %{label}");
     let mut found = None;
     for (index, block) in blocks.iter().enumerate() {
@@ -348,7 +350,7 @@ fn single_predecessor(blocks: &[Block], body: &[&str], label: &str) -> Option<us
 }
 
 /// The block's last instruction line (debug records and blank lines skipped).
-fn terminator<'a>(block: &Block, body: &[&'a str]) -> &'a str {
+pub(crate) fn terminator<'a>(block: &Block, body: &[&'a str]) -> &'a str {
     body[block.lines.clone()]
         .iter()
         .rev()
@@ -368,7 +370,7 @@ fn conditional_branch(terminator: &str) -> Option<(&str, &str)> {
 }
 
 /// Splits a function body into blocks at label lines (`NAME:` at the start of a line).
-fn split_blocks(body: &[&str]) -> Vec<Block> {
+pub(crate) fn split_blocks(body: &[&str]) -> Vec<Block> {
     let mut blocks = vec![Block {
         label: None,
         lines: 0..0,
@@ -387,12 +389,12 @@ fn split_blocks(body: &[&str]) -> Vec<Block> {
 }
 
 /// Every `%name = instruction` of the body, by name.
-fn definitions<'a>(body: &[&'a str]) -> HashMap<&'a str, &'a str> {
+pub(crate) fn definitions<'a>(body: &[&'a str]) -> HashMap<&'a str, &'a str> {
     body.iter().filter_map(|l| definition(l)).collect()
 }
 
 /// `(name, instruction)` of a line `  %name = instruction`.
-fn definition(line: &str) -> Option<(&str, &str)> {
+pub(crate) fn definition(line: &str) -> Option<(&str, &str)> {
     let trimmed = line.trim_start();
     if !trimmed.starts_with('%') {
         return None;
@@ -402,7 +404,7 @@ fn definition(line: &str) -> Option<(&str, &str)> {
 }
 
 /// `inst` after its opcode `opcode` and any of the `flags` that follow it.
-fn strip_words<'a>(inst: &'a str, opcode: &str, flags: &[&str]) -> Option<&'a str> {
+pub(crate) fn strip_words<'a>(inst: &'a str, opcode: &str, flags: &[&str]) -> Option<&'a str> {
     let mut rest = inst.strip_prefix(opcode)?.strip_prefix(' ')?;
     while let Some((word, tail)) = rest.split_once(' ') {
         if !flags.contains(&word) {
@@ -414,7 +416,7 @@ fn strip_words<'a>(inst: &'a str, opcode: &str, flags: &[&str]) -> Option<&'a st
 }
 
 /// The operand list of an instruction without its trailing `, !name !N` attachments.
-fn strip_metadata(operands: &str) -> &str {
+pub(crate) fn strip_metadata(operands: &str) -> &str {
     match operands.find(", !") {
         Some(at) => &operands[..at],
         None => operands,
@@ -422,7 +424,7 @@ fn strip_metadata(operands: &str) -> &str {
 }
 
 /// The `, !dbg !N` (and other) attachments at the end of an instruction line.
-fn trailing_metadata(line: &str) -> &str {
+pub(crate) fn trailing_metadata(line: &str) -> &str {
     let line = line.trim_end();
     match line.find(", !") {
         Some(at) => &line[at..],

@@ -16,6 +16,7 @@ pub mod block_radix_rank;
 pub mod busy;
 pub mod check_faults;
 pub mod check_order;
+pub mod check_versioning;
 pub mod collectives;
 pub mod context_faults;
 pub mod cooperative;

@@ -1,0 +1,1106 @@
+//! Link-time versioning of a kernel on the bounds checks its own guards already decide.
+//!
+//! A kernel indexes an image the way every CUDA programmer does: `if ix < width && iy <
+//! height { image[iy * width + ix] }`. The guard bounds the index by `height * width`, so
+//! the bounds check of `image` can fail only when the slice is shorter than `height *
+//! width`: a property of the launch's arguments, the same for every thread. Yet each check
+//! is a branch to the panic path inside the guarded code, and `ptxas` cannot predicate a
+//! guarded load with a branch inside: a 7x7 convolution's 49 taps each stay a branchy
+//! diamond (0.505x its CUDA C twin on the H100), where CUDA C issues predicated loads.
+//!
+//! This pass proves, for each bounds check `idx < len` of a kernel, from the conditions of
+//! the branches that lead to it (the single-predecessor chain above its block, as in
+//! [`crate::offset_checks`]), that `idx < b` or `idx < b * w` for values `b`, `w` below 2^32
+//! that the kernel's arguments alone determine:
+//!
+//! - `idx < b` when a guard says `idx < b` (unsigned, or signed with both sides known
+//!   non-negative); a passed check of the same index against another slice is such a guard
+//!   (SpMV's `columns[k]` after `values[k]`: `b` is `values.len()`);
+//! - `idx = a * w + y` (an `add` or `or disjoint` of a `mul`, either operand order) when
+//!   guards say `a < b` and `y < w`: then `idx <= (b - 1) w + w - 1 < b w`, without
+//!   wrapping, since `b` and `w` are below 2^32.
+//!
+//! When a proved check lies in a loop (a check that runs once per thread is not worth a second
+//! copy of the kernel: versioning HotSpot for its two tile loads raised it from 32 to 38
+//! registers and made it 5% slower), the pass versions the kernel: a new entry block computes,
+//! from the arguments, whether `b <= len` (or `b * w <= len`, a product that cannot wrap)
+//! holds for every proved check, and branches to one of two copies of the body: the original
+//! (its checks and their exact reports stay), or a copy whose proved checks are `br i1 true` (`llc` removes
+//! them and their panic blocks). The test is uniform across the grid, so no warp diverges on
+//! it. In the fast copy, loops that held a proved check get `llvm.loop.unroll.disable`
+//! (`.pragma "nounroll"` in the PTX): with the checks gone the guarded taps are predicated,
+//! and `ptxas` unrolling the convolution's row loop to 49 predicated taps ran out of
+//! predicate registers (800 SASS instructions, 0.57 ms) where the rolled loop runs 224
+//! instructions in 0.37 ms (CUDA C: 0.26 ms), measured on the H100
+//! (`bench/results/h100-2026-11-24-d-versioning.md`).
+//!
+//! Static allocas move to the new entry block (so both copies keep a static frame). Both
+//! copies' local names get a prefix ([`SLOW_PREFIX`], [`PREFIX`]; numbered values could not
+//! stay in order behind the new entry); arguments, globals, types, metadata and string
+//! literals are left alone.
+
+use crate::ir_syntax::{block_label, name_len, skip_string};
+use crate::offset_checks::{
+    Block, bound_of, definition, definitions, narrow_operand, split_blocks, strip_metadata,
+    strip_words, terminator, trailing_metadata, unsigned_less_than,
+};
+use std::collections::{HashMap, HashSet};
+
+/// Prefix of every local name of the fast copy and of the values the new entry computes.
+const PREFIX: &str = "ferrocuda.fast.";
+
+/// Prefix of every local name of the original body once versioned.
+const SLOW_PREFIX: &str = "ferrocuda.checked.";
+
+/// Prefix of the values the new entry block computes for its test.
+const VERSION_PREFIX: &str = "ferrocuda.version.";
+
+/// How many single-predecessor blocks the walk for a check's guards crosses at most.
+const MAX_WALK: usize = 32;
+
+/// How deep a proof or a rematerialised argument expression may nest.
+const MAX_DEPTH: usize = 6;
+
+/// The module text with its kernels versioned, or `None` when no check was proved.
+pub(crate) fn apply(ir: &str) -> Option<String> {
+    let lines: Vec<&str> = ir.split_inclusive('\n').collect();
+    let types = type_names(&lines);
+    let mut next_metadata = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix('!'))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .max()
+        .map_or(0, |m| m + 1);
+    let mut metadata = String::new();
+    let mut unroll_disable: Option<usize> = None;
+    let mut out = String::with_capacity(ir.len() * 2);
+    let mut changed = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.starts_with("define ") && line.trim_end().ends_with('{') {
+            let end = (i + 1..lines.len())
+                .find(|&j| lines[j].starts_with('}'))
+                .unwrap_or(lines.len() - 1);
+            let body = &lines[i + 1..end];
+            out.push_str(line);
+            let mut loops = LoopMetadata {
+                next: &mut next_metadata,
+                unroll_disable: &mut unroll_disable,
+                nodes: &mut metadata,
+            };
+            match version_function(line, body, &types, &mut loops) {
+                Some(new_body) => {
+                    out.push_str(&new_body);
+                    changed = true;
+                }
+                None => body.iter().for_each(|l| out.push_str(l)),
+            }
+            i = end;
+            continue;
+        }
+        out.push_str(line);
+        i += 1;
+    }
+    if !changed {
+        return None;
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&metadata);
+    Some(out)
+}
+
+/// The metadata nodes the fast copies' loops get, appended to the module.
+struct LoopMetadata<'a> {
+    /// The next free metadata number.
+    next: &'a mut usize,
+    /// The number of `!{!"llvm.loop.unroll.disable"}`, once emitted.
+    unroll_disable: &'a mut Option<usize>,
+    /// The node definitions emitted so far.
+    nodes: &'a mut String,
+}
+
+impl LoopMetadata<'_> {
+    /// A new distinct loop ID that disables unrolling.
+    fn nounroll_loop(&mut self) -> usize {
+        let disable = match *self.unroll_disable {
+            Some(n) => n,
+            None => {
+                let n = *self.next;
+                *self.next += 1;
+                self.nodes
+                    .push_str(&format!("!{n} = !{{!\"llvm.loop.unroll.disable\"}}\n"));
+                *self.unroll_disable = Some(n);
+                n
+            }
+        };
+        let id = *self.next;
+        *self.next += 1;
+        self.nodes
+            .push_str(&format!("!{id} = distinct !{{!{id}, !{disable}}}\n"));
+        id
+    }
+}
+
+/// The names of the module's identified struct types (`%T = type ...`), which share the `%`
+/// sigil with local values and must not be renamed.
+fn type_names(lines: &[&str]) -> HashSet<String> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let rest = l.strip_prefix('%')?;
+            let n = name_len(rest);
+            rest[n..]
+                .starts_with(" = type ")
+                .then(|| rest[..n].to_string())
+        })
+        .collect()
+}
+
+/// A check `idx < len` proved to pass whenever `product(factors) <= len`.
+struct Proof {
+    /// The block whose terminator is the check's branch.
+    block: usize,
+    /// One or two values below 2^32 whose product bounds the index.
+    factors: Vec<String>,
+    /// The length operand of the check.
+    len: String,
+}
+
+/// A compare known to hold at a check: `a pred b`.
+#[derive(Clone)]
+struct Fact {
+    pred: &'static str,
+    a: String,
+    b: String,
+    samesign: bool,
+}
+
+/// The versioned body (new entry, original, fast copy), or `None` when no check is proved.
+fn version_function(
+    define: &str,
+    body: &[&str],
+    types: &HashSet<String>,
+    loops: &mut LoopMetadata<'_>,
+) -> Option<String> {
+    let args = argument_names(define);
+    let mut blocks = split_blocks(body);
+    if blocks.len() > 1 && blocks[0].lines.is_empty() {
+        // The body starts with a label: that block is the entry.
+        blocks.remove(0);
+    }
+    let defs = definitions(body);
+    let succ = successors(&blocks, body);
+    let idom = immediate_dominators(&succ);
+    let mut proofs = Vec::new();
+    for (index, block) in blocks.iter().enumerate() {
+        let Some((condition, fail)) = check_branch(terminator(block, body)) else {
+            continue;
+        };
+        let Some(inst) = defs.get(condition) else {
+            continue;
+        };
+        let Some((idx, len)) = unsigned_less_than(inst) else {
+            continue;
+        };
+        if !calls_bounds_panic(&blocks, body, fail) || remat(len, &defs, &args, 0).is_none() {
+            continue;
+        }
+        let facts = facts_at(&blocks, body, &defs, &succ, &idom, index);
+        if let Some(factors) = prove(idx, &facts, &defs, &args) {
+            proofs.push(Proof {
+                block: index,
+                factors,
+                len: len.to_string(),
+            });
+        }
+    }
+    // A check outside every loop runs once per thread: versioning for it alone doubles the
+    // code for nothing (HotSpot's tile loads: 32 -> 38 registers and 5% slower on the H100).
+    let cyclic = natural_loops(&succ, &idom);
+    let nounroll: HashSet<usize> = cyclic
+        .iter()
+        .filter(|(_, body)| proofs.iter().any(|p| body.contains(&p.block)))
+        .map(|&(latch, _)| latch)
+        .collect();
+    if nounroll.is_empty() {
+        return None;
+    }
+    Some(emit(
+        define, body, &blocks, &defs, &args, types, &proofs, &nounroll, loops,
+    ))
+}
+
+/// The names of the function's parameters (`%0`, `%len`, `%"a b"`), as the body uses them.
+fn argument_names(define: &str) -> HashSet<String> {
+    let Some(open) = define.find('(') else {
+        return HashSet::new();
+    };
+    let params = &define[open + 1..];
+    let close = crate::ir_syntax::matching_paren(&define[open..]).map_or(params.len(), |c| c - 1);
+    crate::ir_syntax::split_top_level(&params[..close])
+        .into_iter()
+        .filter_map(|p| {
+            let last = p.trim().rsplit(' ').next()?;
+            last.starts_with('%').then(|| last.to_string())
+        })
+        .collect()
+}
+
+/// `(condition, failed target)` of `br i1 %c, label %ok, label %fail`.
+fn check_branch(terminator: &str) -> Option<(&str, &str)> {
+    let rest = strip_metadata(terminator.strip_prefix("br i1 ")?);
+    let mut parts = rest.split(", ");
+    let condition = parts.next()?.trim();
+    parts.next()?.trim().strip_prefix("label %")?;
+    let fail = parts.next()?.trim().strip_prefix("label %")?;
+    condition.starts_with('%').then_some((condition, fail))
+}
+
+/// Whether block `label` calls `panic_bounds_check` (the failed side of a slice index).
+fn calls_bounds_panic(blocks: &[Block], body: &[&str], label: &str) -> bool {
+    blocks
+        .iter()
+        .find(|b| b.label.as_deref() == Some(label))
+        .is_some_and(|b| {
+            body[b.lines.clone()]
+                .iter()
+                .any(|l| l.contains("call ") && l.contains("panic_bounds_check"))
+        })
+}
+
+/// The successors of each block (the `label %X` targets of its terminator, by block index).
+fn successors(blocks: &[Block], body: &[&str]) -> Vec<Vec<usize>> {
+    let index: HashMap<&str, usize> = blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| Some((b.label.as_deref()?, i)))
+        .collect();
+    blocks
+        .iter()
+        .map(|block| {
+            strip_metadata(terminator(block, body))
+                .split("label %")
+                .skip(1)
+                .filter_map(|t| index.get(t.split([',', ' ', ']']).next()?.trim()).copied())
+                .collect()
+        })
+        .collect()
+}
+
+/// The immediate dominator of each block reachable from the entry (block 0), by the
+/// iterative algorithm of Cooper, Harvey and Kennedy over the reverse postorder.
+fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let n = succ.len();
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+        if let Some(&s) = succ[node].get(*next) {
+            *next += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            order.push(node);
+            stack.pop();
+        }
+    }
+    order.reverse();
+    let mut rank = vec![usize::MAX; n];
+    for (r, &b) in order.iter().enumerate() {
+        rank[b] = r;
+    }
+    let mut preds = vec![Vec::new(); n];
+    for (b, ss) in succ.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    let mut idom: Vec<Option<usize>> = vec![None; n];
+    idom[0] = Some(0);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().skip(1) {
+            let mut new: Option<usize> = None;
+            for &p in &preds[b] {
+                if idom[p].is_none() {
+                    continue;
+                }
+                new = Some(match new {
+                    None => p,
+                    Some(mut x) => {
+                        let mut y = p;
+                        while x != y {
+                            while rank[x] > rank[y] {
+                                x = idom[x].unwrap_or(0);
+                            }
+                            while rank[y] > rank[x] {
+                                y = idom[y].unwrap_or(0);
+                            }
+                        }
+                        x
+                    }
+                });
+            }
+            if new.is_some() && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+/// The compares that hold when block `start`'s terminator runs: for `start` and each of its
+/// dominators entered by a single edge from a conditional branch, that branch's condition
+/// (or its negation), conjunctions split. A value a dominating edge decided cannot have been
+/// recomputed before `start` without passing that edge again.
+fn facts_at(
+    blocks: &[Block],
+    body: &[&str],
+    defs: &HashMap<&str, &str>,
+    succ: &[Vec<usize>],
+    idom: &[Option<usize>],
+    start: usize,
+) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    let mut current = start;
+    for _ in 0..MAX_WALK {
+        if let Some(label) = blocks[current].label.as_deref() {
+            let preds: Vec<usize> = (0..succ.len())
+                .filter(|&p| succ[p].contains(&current))
+                .collect();
+            if let [pred] = preds[..] {
+                let term = terminator(&blocks[pred], body);
+                if let Some(rest) = term.strip_prefix("br i1 ") {
+                    let parts: Vec<&str> =
+                        strip_metadata(rest).split(", ").map(str::trim).collect();
+                    if let [condition, taken, not_taken] = parts[..] {
+                        let target = format!("label %{label}");
+                        if taken == target && not_taken != target {
+                            add_facts(condition, true, defs, &mut facts, 0);
+                        } else if not_taken == target && taken != target {
+                            add_facts(condition, false, defs, &mut facts, 0);
+                        }
+                    }
+                }
+            }
+        }
+        match idom[current] {
+            Some(d) if d != current => current = d,
+            _ => break,
+        }
+    }
+    facts
+}
+
+/// Adds what `condition == holds` says: the compare itself, or both sides of an `and` that
+/// holds (`and i1`, `select i1 a, i1 b, i1 false`) or of an `or` that fails.
+fn add_facts(
+    condition: &str,
+    holds: bool,
+    defs: &HashMap<&str, &str>,
+    facts: &mut Vec<Fact>,
+    depth: usize,
+) {
+    let Some(inst) = defs.get(condition) else {
+        return;
+    };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if let Some(rest) = strip_words(inst, "icmp", &["samesign"]) {
+        let samesign = inst.starts_with("icmp samesign ");
+        let Some((pred, rest)) = rest.split_once(' ') else {
+            return;
+        };
+        let operands = strip_metadata(rest);
+        let Some(operands) = operands
+            .strip_prefix("i64 ")
+            .or_else(|| operands.strip_prefix("i32 "))
+        else {
+            return;
+        };
+        let Some((a, b)) = operands.split_once(", ") else {
+            return;
+        };
+        let pred = if holds { pred } else { inverse(pred) };
+        if let Some(pred) = canonical(pred) {
+            facts.push(Fact {
+                pred,
+                a: a.trim().to_string(),
+                b: b.trim().to_string(),
+                samesign,
+            });
+        }
+        return;
+    }
+    let both = |a: &str, b: &str, facts: &mut Vec<Fact>| {
+        add_facts(a, holds, defs, facts, depth + 1);
+        add_facts(b, holds, defs, facts, depth + 1);
+    };
+    if let Some(rest) = strip_words(inst, "and", &[]).filter(|_| holds) {
+        if let Some((a, b)) =
+            strip_metadata(rest.strip_prefix("i1 ").unwrap_or("")).split_once(", ")
+        {
+            both(a.trim(), b.trim(), facts);
+        }
+    } else if let Some(rest) = strip_words(inst, "or", &["disjoint"]).filter(|_| !holds) {
+        if let Some((a, b)) =
+            strip_metadata(rest.strip_prefix("i1 ").unwrap_or("")).split_once(", ")
+        {
+            both(a.trim(), b.trim(), facts);
+        }
+    } else if let Some(rest) = inst.strip_prefix("select i1 ") {
+        let parts: Vec<&str> = strip_metadata(rest).split(", ").map(str::trim).collect();
+        if let [a, b, c] = parts[..] {
+            // `select a, b, false` is `a && b`; `select a, true, c` is `a || c`.
+            let other = match (holds, b, c) {
+                (true, b, "i1 false") => b.strip_prefix("i1 "),
+                (false, "i1 true", c) => c.strip_prefix("i1 "),
+                _ => None,
+            };
+            if let Some(other) = other {
+                both(a, other, facts);
+            }
+        }
+    }
+}
+
+/// The predicate that holds when `pred` fails.
+fn inverse(pred: &str) -> &str {
+    match pred {
+        "ult" => "uge",
+        "uge" => "ult",
+        "ugt" => "ule",
+        "ule" => "ugt",
+        "slt" => "sge",
+        "sge" => "slt",
+        "sgt" => "sle",
+        "sle" => "sgt",
+        "eq" => "ne",
+        "ne" => "eq",
+        other => other,
+    }
+}
+
+/// The predicates the proofs read, as `'static` names.
+fn canonical(pred: &str) -> Option<&'static str> {
+    ["ult", "uge", "ugt", "ule", "slt", "sge", "sgt", "sle"]
+        .into_iter()
+        .find(|&p| p == pred)
+}
+
+/// The factors (one or two values below 2^32, computable from the arguments) whose product
+/// bounds `idx`, when the facts prove one.
+fn prove(
+    idx: &str,
+    facts: &[Fact],
+    defs: &HashMap<&str, &str>,
+    args: &HashSet<String>,
+) -> Option<Vec<String>> {
+    let usable = |b: &str| {
+        bound_of(b, defs, 0).is_some_and(|m| m < 1u128 << 32) && remat(b, defs, args, 0).is_some()
+    };
+    if let Some(b) = upper_bounds(idx, facts, defs)
+        .into_iter()
+        .find(|b| usable(b))
+    {
+        return Some(vec![b]);
+    }
+    let (x, y) = operands(idx, "add", defs)?;
+    for (product, column) in [(&x, &y), (&y, &x)] {
+        let Some((p, q)) = operands(product, "mul", defs) else {
+            continue;
+        };
+        for (row, width) in [(&p, &q), (&q, &p)] {
+            if !usable(width) || !upper_bounds(column, facts, defs).contains(width) {
+                continue;
+            }
+            if let Some(b) = upper_bounds(row, facts, defs)
+                .into_iter()
+                .find(|b| usable(b))
+            {
+                return Some(vec![b, width.clone()]);
+            }
+        }
+    }
+    None
+}
+
+/// The operands of `value` as a 64-bit `add` (or `or disjoint`) or `mul`, flags ignored (the
+/// proofs bound the operands, so nothing wraps): the instruction itself, or the value of an
+/// overflow-checked `llvm.uadd.with.overflow` / `llvm.umul.with.overflow` (builds with
+/// overflow checks).
+fn operands(value: &str, opcode: &str, defs: &HashMap<&str, &str>) -> Option<(String, String)> {
+    let inst = defs.get(value)?;
+    let pair = |list: &str| {
+        let (a, b) = strip_metadata(list).split_once(", ")?;
+        Some((a.trim().to_string(), b.trim().to_string()))
+    };
+    if let Some(rest) = strip_words(inst, opcode, &["nuw", "nsw"]) {
+        return pair(rest.strip_prefix("i64 ")?);
+    }
+    if opcode == "add" && inst.starts_with("or disjoint i64 ") {
+        return pair(&inst["or disjoint i64 ".len()..]);
+    }
+    let aggregate = strip_metadata(inst)
+        .strip_prefix("extractvalue { i64, i1 } ")?
+        .strip_suffix(", 0")?;
+    let call = defs.get(aggregate)?;
+    let intrinsic = format!("@llvm.u{opcode}.with.overflow.i64(");
+    let args = &call[call.find(&intrinsic)? + intrinsic.len()..];
+    let args = &args[..args.find(')')?];
+    let (a, b) = pair(args)?;
+    Some((
+        a.strip_prefix("i64 ")?.to_string(),
+        b.strip_prefix("i64 ")?.to_string(),
+    ))
+}
+
+/// The values `b` the facts prove `value < b` (unsigned) for.
+fn upper_bounds(value: &str, facts: &[Fact], defs: &HashMap<&str, &str>) -> Vec<String> {
+    let mut bounds = Vec::new();
+    for f in facts {
+        let (lesser, greater, signed) = match f.pred {
+            "ult" => (&f.a, &f.b, false),
+            "ugt" => (&f.b, &f.a, false),
+            "slt" => (&f.a, &f.b, true),
+            "sgt" => (&f.b, &f.a, true),
+            _ => continue,
+        };
+        if lesser != value {
+            continue;
+        }
+        // `value <s b` with both non-negative is `value <u b`.
+        if signed && !(non_negative(value, facts, defs, 0) && non_negative(greater, facts, defs, 0))
+        {
+            continue;
+        }
+        bounds.push(greater.clone());
+    }
+    // `zext x < zext y` when `x < y` as `i32` values (unsigned).
+    if let Some(narrow) = narrow_operand(value, defs) {
+        for f in facts {
+            let (lesser, greater) = match f.pred {
+                "ult" => (&f.a, &f.b),
+                "ugt" => (&f.b, &f.a),
+                _ => continue,
+            };
+            if lesser == narrow {
+                bounds.extend(
+                    defs.keys()
+                        .filter(|d| narrow_operand(d, defs) == Some(greater.as_str()))
+                        .map(|d| d.to_string()),
+                );
+            }
+        }
+    }
+    bounds
+}
+
+/// Whether `value` is known to be at least 0 as a signed 64-bit integer.
+fn non_negative(value: &str, facts: &[Fact], defs: &HashMap<&str, &str>, depth: usize) -> bool {
+    if let Ok(c) = value.parse::<i128>() {
+        return (0..1i128 << 63).contains(&c);
+    }
+    if bound_of(value, defs, 0).is_some_and(|m| m < 1u128 << 63) {
+        return true;
+    }
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let stated = facts.iter().any(|f| {
+        f.a == value
+            && ((f.pred == "sgt" && f.b.parse::<i128>().is_ok_and(|c| c >= -1))
+                || (f.pred == "sge" && f.b.parse::<i128>().is_ok_and(|c| c >= 0)))
+    });
+    if stated {
+        return true;
+    }
+    // `value = x + (-c)` with `x >= c` and `x` non-negative: `value` is in `[0, 2^63 - c)`.
+    let Some(inst) = defs.get(value) else {
+        return false;
+    };
+    let Some(rest) = strip_words(inst, "add", &["nuw", "nsw"]) else {
+        return false;
+    };
+    let Some((x, c)) = strip_metadata(rest.strip_prefix("i64 ").unwrap_or("")).split_once(", ")
+    else {
+        return false;
+    };
+    let (x, Ok(c)) = (x.trim(), c.trim().parse::<i128>()) else {
+        return false;
+    };
+    if c >= 0 {
+        return non_negative(x, facts, defs, depth + 1);
+    }
+    facts.iter().any(|f| {
+        let Ok(k) = f.b.parse::<i128>() else {
+            return false;
+        };
+        // `x >u k` means `x >= k + 1`; `samesign` with `k >= 0` says `x` is non-negative.
+        let at_least = match f.pred {
+            "ugt" => k + 1,
+            "uge" => k,
+            _ => return false,
+        };
+        f.a == x
+            && k >= 0
+            && at_least >= -c
+            && (f.samesign || non_negative(x, facts, defs, depth + 1))
+    })
+}
+
+/// The instructions (in order, as `(name, instruction)`) that compute `value` from the
+/// function's arguments and constants alone, or `None` when it depends on anything else.
+fn remat<'a>(
+    value: &str,
+    defs: &HashMap<&'a str, &'a str>,
+    args: &HashSet<String>,
+    depth: usize,
+) -> Option<Vec<(&'a str, &'a str)>> {
+    if !value.starts_with('%') || args.contains(value) {
+        return Some(Vec::new());
+    }
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let (&name, &inst) = defs.get_key_value(value)?;
+    let opcode = inst.split(' ').next()?;
+    let operands: Vec<&str> = match opcode {
+        "zext" | "sext" | "trunc" => {
+            let rest = strip_words(inst, opcode, &["nneg", "nuw", "nsw"])?;
+            let (_, rest) = rest.split_once(' ')?;
+            vec![rest.split(" to ").next()?.trim()]
+        }
+        "and" | "or" | "xor" | "add" | "sub" | "mul" | "shl" | "lshr" => {
+            let rest = strip_words(inst, opcode, &["nuw", "nsw", "disjoint", "exact"])?;
+            let (_, rest) = rest.split_once(' ')?;
+            strip_metadata(rest).split(", ").map(str::trim).collect()
+        }
+        _ => return None,
+    };
+    let mut out = Vec::new();
+    for operand in operands {
+        for def in remat(operand, defs, args, depth + 1)? {
+            if !out.contains(&def) {
+                out.push(def);
+            }
+        }
+    }
+    out.push((name, inst));
+    Some(out)
+}
+
+/// The versioned body: the new entry, the original body and the fast copy, each with its
+/// local names prefixed (so that neither keeps numbered values out of order).
+#[allow(clippy::too_many_arguments)]
+fn emit(
+    define: &str,
+    body: &[&str],
+    blocks: &[Block],
+    defs: &HashMap<&str, &str>,
+    args: &HashSet<String>,
+    types: &HashSet<String>,
+    proofs: &[Proof],
+    nounroll: &HashSet<usize>,
+    loops: &mut LoopMetadata<'_>,
+) -> String {
+    let entry_label = blocks[0]
+        .label
+        .clone()
+        .unwrap_or_else(|| entry_number(define).to_string());
+    let is_alloca = |i: usize| {
+        blocks[0].lines.contains(&i)
+            && definition(body[i]).is_some_and(|(_, inst)| inst.starts_with("alloca "))
+    };
+    let fast = |text: &str| rename(text, PREFIX, args, types);
+    let slow = |text: &str| rename(text, SLOW_PREFIX, args, types);
+    let test_value = |text: &str| rename(text, VERSION_PREFIX, args, types);
+    let mut out = String::new();
+    // The new entry: the allocas of both copies, the test, the branch.
+    for (i, line) in body.iter().enumerate() {
+        if is_alloca(i) {
+            out.push_str(&slow(line));
+            out.push_str(&fast(line));
+        }
+    }
+    let mut seen = Vec::new();
+    let mut tests = Vec::new();
+    for proof in proofs {
+        let key = (proof.factors.clone(), proof.len.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        for value in proof.factors.iter().chain(std::iter::once(&proof.len)) {
+            for (name, inst) in remat(value, defs, args, 0).unwrap_or_default() {
+                let line = test_value(&format!("  {name} = {}\n", strip_debug(inst)));
+                if !out.contains(&line) {
+                    out.push_str(&line);
+                }
+            }
+        }
+        let n = tests.len();
+        let product = match &proof.factors[..] {
+            [b] => test_value(b),
+            [b, w] => {
+                out.push_str(&format!(
+                    "  %{VERSION_PREFIX}product{n} = mul nuw i64 {}, {}\n",
+                    test_value(b),
+                    test_value(w)
+                ));
+                format!("%{VERSION_PREFIX}product{n}")
+            }
+            _ => unreachable!("proofs have one or two factors"),
+        };
+        out.push_str(&format!(
+            "  %{VERSION_PREFIX}fits{n} = icmp ule i64 {product}, {}\n",
+            test_value(&proof.len)
+        ));
+        tests.push(format!("%{VERSION_PREFIX}fits{n}"));
+    }
+    let mut all = tests[0].clone();
+    for (n, test) in tests.iter().enumerate().skip(1) {
+        out.push_str(&format!(
+            "  %{VERSION_PREFIX}all{n} = and i1 {all}, {test}\n"
+        ));
+        all = format!("%{VERSION_PREFIX}all{n}");
+    }
+    let entry = format!("%{entry_label}");
+    out.push_str(&format!(
+        "  br i1 {all}, label {}, label {}\n",
+        fast(&entry),
+        slow(&entry)
+    ));
+    // The original body, then the fast copy without its proved checks.
+    let proved: HashSet<usize> = proofs.iter().map(|p| p.block).collect();
+    for prefix in [SLOW_PREFIX, PREFIX] {
+        let copy = |text: &str| rename(text, prefix, args, types);
+        for (index, block) in blocks.iter().enumerate() {
+            let label = block.label.as_deref().unwrap_or(&entry_label);
+            out.push_str(&format!("\n{}:\n", &copy(&format!("%{label}"))[1..]));
+            let last = block
+                .lines
+                .clone()
+                .rev()
+                .find(|&i| body[i].trim() == terminator(block, body));
+            for i in block.lines.clone() {
+                let line = body[i];
+                if is_alloca(i) || block_label(line).is_some() || line.trim().is_empty() {
+                    continue;
+                }
+                let mut text = copy(line);
+                if Some(i) == last && prefix == PREFIX {
+                    let decided = proved
+                        .contains(&index)
+                        .then(|| check_branch(line.trim()))
+                        .flatten();
+                    if let Some((condition, _)) = decided {
+                        text =
+                            text.replacen(&format!("br i1 {},", fast(condition)), "br i1 true,", 1);
+                    }
+                    if nounroll.contains(&index) {
+                        text = disable_unrolling(&text, loops);
+                    }
+                }
+                out.push_str(&text);
+            }
+        }
+    }
+    out
+}
+
+/// The number the unlabelled entry block takes: one past the numbered parameters.
+fn entry_number(define: &str) -> usize {
+    argument_names(define)
+        .iter()
+        .filter_map(|a| a.strip_prefix('%')?.parse::<usize>().ok())
+        .max()
+        .map_or(0, |m| m + 1)
+}
+
+/// The terminator `text` with a new loop ID that disables unrolling (replacing any it had).
+fn disable_unrolling(text: &str, loops: &mut LoopMetadata<'_>) -> String {
+    let id = loops.nounroll_loop();
+    let body = text.trim_end();
+    let kept: String = match body.find(", !llvm.loop !") {
+        Some(at) => {
+            let after = &body[at + ", !llvm.loop !".len()..];
+            let digits = after.chars().take_while(char::is_ascii_digit).count();
+            format!("{}{}", &body[..at], &after[digits..])
+        }
+        None => body.to_string(),
+    };
+    format!("{kept}, !llvm.loop !{id}\n")
+}
+
+/// The natural loops: for each back edge `latch -> header` (the header dominates the latch),
+/// the latch and the blocks of the loop (those that reach the latch without the header).
+fn natural_loops(succ: &[Vec<usize>], idom: &[Option<usize>]) -> Vec<(usize, HashSet<usize>)> {
+    let dominates = |a: usize, mut b: usize| loop {
+        if a == b {
+            return true;
+        }
+        match idom[b] {
+            Some(d) if d != b => b = d,
+            _ => return false,
+        }
+    };
+    let mut loops = Vec::new();
+    for (latch, targets) in succ.iter().enumerate() {
+        if idom[latch].is_none() {
+            continue;
+        }
+        for &header in targets {
+            if !dominates(header, latch) {
+                continue;
+            }
+            let mut body: HashSet<usize> = [header, latch].into_iter().collect();
+            let mut stack = vec![latch];
+            while let Some(b) = stack.pop() {
+                if b == header {
+                    continue;
+                }
+                for (p, ss) in succ.iter().enumerate() {
+                    if ss.contains(&b) && idom[p].is_some() && body.insert(p) {
+                        stack.push(p);
+                    }
+                }
+            }
+            loops.push((latch, body));
+        }
+    }
+    loops
+}
+
+/// An instruction without its `!dbg` and other attachments (the new entry has no location).
+fn strip_debug(inst: &str) -> &str {
+    let tail = trailing_metadata(inst);
+    &inst[..inst.len() - tail.len()]
+}
+
+/// `text` with every local name that is not a parameter or a type given `prefix`.
+fn rename(text: &str, prefix: &str, args: &HashSet<String>, types: &HashSet<String>) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = skip_string(b, i),
+            b';' => break,
+            b'%' => {
+                let n = name_len(&text[i + 1..]);
+                let name = &text[i + 1..i + 1 + n];
+                if n > 0 && !args.contains(&text[i..i + 1 + n]) && !types.contains(name) {
+                    out.push_str(&text[copied..=i]);
+                    match name.strip_prefix('"') {
+                        Some(inner) => out.push_str(&format!("\"{prefix}{inner}")),
+                        None => out.push_str(&format!("{prefix}{name}")),
+                    }
+                    copied = i + 1 + n;
+                }
+                i += 1 + n;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A convolution's row loop as `opt` leaves it: the guard `0 <= iy < h && x < w` around
+    /// the checked read of `image[iy * w + x]` (`iy >= 0` written `iy + 3 >u 2` with
+    /// `samesign`), a checked store after the loop.
+    const TAPS: &str = "\
+%T = type { i64 }
+
+define ptx_kernel void @taps(ptr %0, i64 %1, ptr %2, i64 %3, i32 %4, i32 %5, i64 %6) {
+  %8 = and i64 %1, 4294967295
+  %9 = and i64 %3, 4294967295
+  %10 = zext i32 %4 to i64
+  %11 = zext i32 %5 to i64
+  %12 = zext i32 %4 to i64
+  %13 = icmp ult i64 %6, %10
+  br i1 %13, label %pre, label %40
+
+pre:                                              ; preds = %7
+  br label %14
+
+14:                                               ; preds = %pre, %30
+  %15 = phi i64 [ 0, %pre ], [ %31, %30 ]
+  %16 = phi float [ 0.0, %pre ], [ %32, %30 ]
+  %17 = add nuw nsw i64 %15, %6
+  %18 = add nsw i64 %17, -3
+  %19 = icmp samesign ugt i64 %17, 2
+  %20 = icmp slt i64 %18, %11
+  %21 = select i1 %19, i1 %20, i1 false, !dbg !5
+  br i1 %21, label %22, label %30
+
+22:                                               ; preds = %14
+  %23 = mul nuw nsw i64 %18, %10
+  %24 = add nuw nsw i64 %23, %6
+  %25 = icmp ult i64 %24, %8, !dbg !6
+  br i1 %25, label %26, label %29, !dbg !6
+
+26:                                               ; preds = %22
+  %27 = getelementptr inbounds float, ptr %0, i64 %24
+  %28 = load float, ptr %27, align 4
+  br label %30
+
+29:                                               ; preds = %22
+  call void @panic_bounds_check(i64 %24, i64 %8)
+  unreachable
+
+30:                                               ; preds = %26, %14
+  %32 = phi float [ %28, %26 ], [ %16, %14 ]
+  %31 = add nuw nsw i64 %15, 1
+  %33 = icmp ult i64 %31, 7
+  br i1 %33, label %14, label %34, !llvm.loop !7
+
+34:                                               ; preds = %30
+  %35 = mul nuw nsw i64 %6, %12
+  %36 = icmp ult i64 %35, %9
+  br i1 %36, label %37, label %39
+
+37:                                               ; preds = %34
+  %38 = getelementptr inbounds float, ptr %2, i64 %35
+  store float %32, ptr %38, align 4
+  br label %40
+
+39:                                               ; preds = %34
+  call void @panic_bounds_check(i64 %35, i64 %9)
+  unreachable
+
+40:
+  ret void
+}
+
+!5 = !{}
+!6 = !{}
+!7 = distinct !{!7}
+";
+
+    fn versioned(ir: &str) -> String {
+        apply(ir).expect("versioned")
+    }
+
+    #[test]
+    fn versions_a_loop_of_guarded_2d_reads() {
+        let out = versioned(TAPS);
+        // The test: `h * w <= len` from the arguments alone, before anything else.
+        let body = &out[out.find("define ").unwrap()..];
+        let lines: Vec<&str> = body.lines().map(str::trim).collect();
+        assert_eq!(lines[1], "%ferrocuda.version.11 = zext i32 %5 to i64");
+        assert_eq!(lines[2], "%ferrocuda.version.10 = zext i32 %4 to i64");
+        assert_eq!(lines[3], "%ferrocuda.version.8 = and i64 %1, 4294967295");
+        assert_eq!(
+            lines[4],
+            "%ferrocuda.version.product0 = mul nuw i64 %ferrocuda.version.11, %ferrocuda.version.10"
+        );
+        assert_eq!(
+            lines[5],
+            "%ferrocuda.version.fits0 = icmp ule i64 %ferrocuda.version.product0, %ferrocuda.version.8"
+        );
+        assert_eq!(
+            lines[6],
+            "br i1 %ferrocuda.version.fits0, label %ferrocuda.fast.7, label %ferrocuda.checked.7"
+        );
+        // The checked copy keeps its check; the fast copy's is decided, its loop not unrolled.
+        assert!(out.contains("  br i1 %ferrocuda.checked.25, label %ferrocuda.checked.26, label %ferrocuda.checked.29, !dbg !6\n"));
+        assert!(out.contains(
+            "  br i1 true, label %ferrocuda.fast.26, label %ferrocuda.fast.29, !dbg !6\n"
+        ));
+        assert!(out.contains("br i1 %ferrocuda.fast.33, label %ferrocuda.fast.14, label %ferrocuda.fast.34, !llvm.loop !9\n"));
+        assert!(out.contains("br i1 %ferrocuda.checked.33, label %ferrocuda.checked.14, label %ferrocuda.checked.34, !llvm.loop !7\n"));
+        assert!(out.ends_with("!8 = !{!\"llvm.loop.unroll.disable\"}\n!9 = distinct !{!9, !8}\n"));
+        // The store after the loop writes `x * w` (not `y * w + x`): left checked in both.
+        assert!(out.contains(
+            "br i1 %ferrocuda.fast.36, label %ferrocuda.fast.37, label %ferrocuda.fast.39"
+        ));
+    }
+
+    #[test]
+    fn renames_locals_but_not_parameters_types_or_strings() {
+        let args: HashSet<String> = ["%0".to_string(), "%len".to_string()].into_iter().collect();
+        let types: HashSet<String> = ["T".to_string(), "\"a b\"".to_string()]
+            .into_iter()
+            .collect();
+        let line = "  %x = call %T @f(ptr %0, i64 %len, i64 %\"q r\", %\"a b\" %7) ; %y\n";
+        assert_eq!(
+            rename(line, "p.", &args, &types),
+            "  %p.x = call %T @f(ptr %0, i64 %len, i64 %\"p.q r\", %\"a b\" %p.7) ; %y\n"
+        );
+        let asm = "  call void asm \"mov.u32 %0, %1;\", \"=r\"(i32 %v)\n";
+        assert_eq!(
+            rename(asm, "p.", &args, &types),
+            "  call void asm \"mov.u32 %0, %1;\", \"=r\"(i32 %p.v)\n"
+        );
+    }
+
+    #[test]
+    fn leaves_checks_outside_loops() {
+        // Without the back edge the proved check runs once per thread.
+        let once = TAPS.replace(
+            "br i1 %33, label %14, label %34, !llvm.loop !7",
+            "br label %34",
+        );
+        assert_eq!(apply(&once), None);
+    }
+
+    #[test]
+    fn needs_the_column_guard() {
+        // Without `x < w` the column may spill into the next row: nothing is proved.
+        let unguarded = TAPS.replace("%13 = icmp ult i64 %6, %10", "%13 = icmp ult i64 %6, %11");
+        assert_eq!(apply(&unguarded), None);
+    }
+
+    #[test]
+    fn needs_non_negative_rows_for_a_signed_guard() {
+        // Without `samesign`, `iy + 3 >u 2` does not say `iy >= 0`, and `iy < h` is signed.
+        let signed = TAPS.replace("icmp samesign ugt i64 %17, 2", "icmp ugt i64 %17, 2");
+        assert_eq!(apply(&signed), None);
+    }
+
+    #[test]
+    fn needs_factors_below_2_32_computed_from_the_arguments() {
+        // A 64-bit width could make `h * w` wrap.
+        let wide = TAPS
+            .replace("i32 %4, i32 %5, i64 %6", "i64 %4, i32 %5, i64 %6")
+            .replace("%10 = zext i32 %4 to i64", "%10 = add i64 %4, 0")
+            .replace("%12 = zext i32 %4 to i64", "%12 = add i64 %4, 0");
+        assert_eq!(apply(&wide), None);
+        // A bound read from memory cannot be tested before the body runs.
+        let loaded = TAPS.replace(
+            "%11 = zext i32 %5 to i64",
+            "%11 = load i64, ptr %2, align 8, !range !5",
+        );
+        assert_eq!(apply(&loaded), None);
+    }
+
+    #[test]
+    fn reads_overflow_checked_arithmetic() {
+        // Builds with overflow checks compute the index through the checked intrinsics.
+        let checked = TAPS.replace(
+            "  %23 = mul nuw nsw i64 %18, %10\n  %24 = add nuw nsw i64 %23, %6\n",
+            "  %m = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 %18, i64 %10)\n  \
+                 %23 = extractvalue { i64, i1 } %m, 0\n  \
+                 %a = call { i64, i1 } @llvm.uadd.with.overflow.i64(i64 %23, i64 %6)\n  \
+                 %24 = extractvalue { i64, i1 } %a, 0\n",
+        );
+        let out = versioned(&checked);
+        assert!(out.contains("br i1 true, label %ferrocuda.fast.26, label %ferrocuda.fast.29"));
+    }
+}

@@ -639,7 +639,9 @@ fn non_negative(value: &str, facts: &[Fact], defs: &HashMap<&str, &str>, depth: 
         return false;
     };
     if c >= 0 {
-        return non_negative(x, facts, defs, depth + 1);
+        // `x + c` with both non-negative stays non-negative only without signed wrap.
+        let no_signed_wrap = inst.starts_with("add nuw nsw ") || inst.starts_with("add nsw ");
+        return no_signed_wrap && non_negative(x, facts, defs, depth + 1);
     }
     facts.iter().any(|f| {
         let Ok(k) = f.b.parse::<i128>() else {
@@ -1072,6 +1074,18 @@ pre:                                              ; preds = %7
         // Without `samesign`, `iy + 3 >u 2` does not say `iy >= 0`, and `iy < h` is signed.
         let signed = TAPS.replace("icmp samesign ugt i64 %17, 2", "icmp ugt i64 %17, 2");
         assert_eq!(apply(&signed), None);
+    }
+
+    #[test]
+    fn a_sum_may_wrap_into_the_negatives_without_nsw() {
+        // `iy = t + 0` after `t` is known non-negative: without `nsw` the sum proves nothing.
+        let shifted = TAPS.replace(
+            "%18 = add nsw i64 %17, -3",
+            "%r = add nsw i64 %17, -3\n  %18 = add i64 %r, 0",
+        );
+        assert_eq!(apply(&shifted), None);
+        let kept = shifted.replace("%18 = add i64 %r, 0", "%18 = add nsw i64 %r, 0");
+        assert!(apply(&kept).is_some());
     }
 
     #[test]

@@ -47,13 +47,17 @@ use crate::offset_checks::{
 use std::collections::{HashMap, HashSet};
 
 /// Prefix of every local name of the fast copy and of the values the new entry computes.
-const PREFIX: &str = "ferrocuda.fast.";
+pub(crate) const PREFIX: &str = "ferrocuda.fast.";
 
 /// Prefix of every local name of the original body once versioned.
 const SLOW_PREFIX: &str = "ferrocuda.checked.";
 
 /// Prefix of the values the new entry block computes for its test.
 const VERSION_PREFIX: &str = "ferrocuda.version.";
+
+/// The fast copy is taken only when each factor widened from a 32-bit argument is below this
+/// (2^30): sums and differences of such values and small offsets then fit in 32 bits.
+const FACTOR_LIMIT: u64 = 1 << 30;
 
 /// How many single-predecessor blocks the walk for a check's guards crosses at most.
 const MAX_WALK: usize = 32;
@@ -73,38 +77,14 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
         .map_or(0, |m| m + 1);
     let mut metadata = String::new();
     let mut unroll_disable: Option<usize> = None;
-    let mut out = String::with_capacity(ir.len() * 2);
-    let mut changed = false;
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if line.starts_with("define ") && line.trim_end().ends_with('{') {
-            let end = (i + 1..lines.len())
-                .find(|&j| lines[j].starts_with('}'))
-                .unwrap_or(lines.len() - 1);
-            let body = &lines[i + 1..end];
-            out.push_str(line);
-            let mut loops = LoopMetadata {
-                next: &mut next_metadata,
-                unroll_disable: &mut unroll_disable,
-                nodes: &mut metadata,
-            };
-            match version_function(line, body, &types, &mut loops) {
-                Some(new_body) => {
-                    out.push_str(&new_body);
-                    changed = true;
-                }
-                None => body.iter().for_each(|l| out.push_str(l)),
-            }
-            i = end;
-            continue;
-        }
-        out.push_str(line);
-        i += 1;
-    }
-    if !changed {
-        return None;
-    }
+    let mut out = crate::ir_syntax::rewrite_bodies(ir, |define, body| {
+        let mut loops = LoopMetadata {
+            next: &mut next_metadata,
+            unroll_disable: &mut unroll_disable,
+            nodes: &mut metadata,
+        };
+        version_function(define, body, &types, &mut loops)
+    })?;
     if !out.ends_with('\n') {
         out.push('\n');
     }
@@ -171,11 +151,15 @@ struct Proof {
 
 /// A compare known to hold at a check: `a pred b`.
 #[derive(Clone)]
-struct Fact {
-    pred: &'static str,
-    a: String,
-    b: String,
-    samesign: bool,
+pub(crate) struct Fact {
+    /// The predicate, as [`canonical`] names it.
+    pub(crate) pred: &'static str,
+    /// The left operand.
+    pub(crate) a: String,
+    /// The right operand.
+    pub(crate) b: String,
+    /// Whether the compare carried `samesign`.
+    pub(crate) samesign: bool,
 }
 
 /// The versioned body (new entry, original, fast copy), or `None` when no check is proved.
@@ -234,7 +218,7 @@ fn version_function(
 }
 
 /// The names of the function's parameters (`%0`, `%len`, `%"a b"`), as the body uses them.
-fn argument_names(define: &str) -> HashSet<String> {
+pub(crate) fn argument_names(define: &str) -> HashSet<String> {
     let Some(open) = define.find('(') else {
         return HashSet::new();
     };
@@ -272,7 +256,7 @@ fn calls_bounds_panic(blocks: &[Block], body: &[&str], label: &str) -> bool {
 }
 
 /// The successors of each block (the `label %X` targets of its terminator, by block index).
-fn successors(blocks: &[Block], body: &[&str]) -> Vec<Vec<usize>> {
+pub(crate) fn successors(blocks: &[Block], body: &[&str]) -> Vec<Vec<usize>> {
     let index: HashMap<&str, usize> = blocks
         .iter()
         .enumerate()
@@ -292,7 +276,7 @@ fn successors(blocks: &[Block], body: &[&str]) -> Vec<Vec<usize>> {
 
 /// The immediate dominator of each block reachable from the entry (block 0), by the
 /// iterative algorithm of Cooper, Harvey and Kennedy over the reverse postorder.
-fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
+pub(crate) fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
     let n = succ.len();
     let mut order = Vec::with_capacity(n);
     let mut seen = vec![false; n];
@@ -361,7 +345,7 @@ fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
 /// dominators entered by a single edge from a conditional branch, that branch's condition
 /// (or its negation), conjunctions split. A value a dominating edge decided cannot have been
 /// recomputed before `start` without passing that edge again.
-fn facts_at(
+pub(crate) fn facts_at(
     blocks: &[Block],
     body: &[&str],
     defs: &HashMap<&str, &str>,
@@ -402,7 +386,7 @@ fn facts_at(
 
 /// Adds what `condition == holds` says: the compare itself, or both sides of an `and` that
 /// holds (`and i1`, `select i1 a, i1 b, i1 false`) or of an `or` that fails.
-fn add_facts(
+pub(crate) fn add_facts(
     condition: &str,
     holds: bool,
     defs: &HashMap<&str, &str>,
@@ -474,7 +458,7 @@ fn add_facts(
 }
 
 /// The predicate that holds when `pred` fails.
-fn inverse(pred: &str) -> &str {
+pub(crate) fn inverse(pred: &str) -> &str {
     match pred {
         "ult" => "uge",
         "uge" => "ult",
@@ -769,6 +753,25 @@ fn emit(
         ));
         tests.push(format!("%{VERSION_PREFIX}fits{n}"));
     }
+    // Factors widened from a 32-bit argument also get a limit, so that the fast copy's index
+    // arithmetic around them provably fits in 32 bits ([`crate::compare_narrowing`]).
+    let mut limited: Vec<&str> = Vec::new();
+    for proof in proofs {
+        for factor in &proof.factors {
+            let Some(arg) = narrow_operand(factor, defs).filter(|a| args.contains(*a)) else {
+                continue;
+            };
+            if limited.contains(&arg) {
+                continue;
+            }
+            let n = limited.len();
+            limited.push(arg);
+            out.push_str(&format!(
+                "  %{VERSION_PREFIX}small{n} = icmp ult i32 {arg}, {FACTOR_LIMIT}\n"
+            ));
+            tests.push(format!("%{VERSION_PREFIX}small{n}"));
+        }
+    }
     let mut all = tests[0].clone();
     for (n, test) in tests.iter().enumerate().skip(1) {
         out.push_str(&format!(
@@ -783,8 +786,10 @@ fn emit(
         slow(&entry)
     ));
     // The original body, then the fast copy without its proved checks.
+    let mut whole = out;
     let proved: HashSet<usize> = proofs.iter().map(|p| p.block).collect();
     for prefix in [SLOW_PREFIX, PREFIX] {
+        let mut out = String::new();
         let copy = |text: &str| rename(text, prefix, args, types);
         for (index, block) in blocks.iter().enumerate() {
             let label = block.label.as_deref().unwrap_or(&entry_label);
@@ -816,8 +821,78 @@ fn emit(
                 out.push_str(&text);
             }
         }
+        if prefix == PREFIX {
+            out = without_launch_token(&out).unwrap_or(out);
+        }
+        whole.push_str(&out);
     }
-    out
+    whole
+}
+
+/// The fast copy without its launch-token store and the barrier after it, when nothing the
+/// copy can reach reads the token: no call leaves it (the panic paths are cut by its `br i1
+/// true` branches) and no other instruction names the token. The token exists for the panic
+/// handler (and the cooperative-launch test); a copy that can neither panic nor ask spends a
+/// store and a block-wide barrier on it for nothing.
+fn without_launch_token(copy: &str) -> Option<String> {
+    let lines: Vec<&str> = copy.split_inclusive('\n').collect();
+    let blocks = split_blocks(&lines);
+    let index: HashMap<&str, usize> = blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| Some((b.label.as_deref()?, i)))
+        .collect();
+    let first = blocks.iter().position(|b| b.label.is_some())?;
+    let mut reached = vec![false; blocks.len()];
+    let mut stack = vec![first];
+    while let Some(b) = stack.pop() {
+        if std::mem::replace(&mut reached[b], true) {
+            continue;
+        }
+        let term = strip_metadata(terminator(&blocks[b], &lines));
+        let targets: Vec<&str> = term.split("label %").skip(1).collect();
+        let targets = match term {
+            t if t.starts_with("br i1 true,") => &targets[..1],
+            t if t.starts_with("br i1 false,") => &targets[1..],
+            _ => &targets[..],
+        };
+        for t in targets {
+            if let Some(&s) = index.get(t.split([',', ' ', ']']).next()?.trim()) {
+                stack.push(s);
+            }
+        }
+    }
+    let mut store = None;
+    for (b, block) in blocks.iter().enumerate().filter(|&(b, _)| reached[b]) {
+        for i in block.lines.clone() {
+            let line = strip_debug(lines[i].trim());
+            let calls_out = line.contains("call ") && !line.contains("@llvm.");
+            let token = line.contains("LAUNCH_TOKEN");
+            if token && line.starts_with("store volatile i64 ") && store.is_none() {
+                store = Some((b, i));
+            } else if calls_out || token {
+                return None;
+            }
+        }
+    }
+    let (block, store) = store?;
+    let join = strip_metadata(terminator(&blocks[block], &lines)).strip_prefix("br label %")?;
+    let join = &blocks[*index.get(join.trim())?];
+    let barrier = join.lines.clone().find(|&i| {
+        let l = lines[i].trim();
+        !l.is_empty() && !crate::ir_syntax::is_debug_record(l) && block_label(lines[i]).is_none()
+    })?;
+    if !lines[barrier].contains("call void @llvm.nvvm.barrier") {
+        return None;
+    }
+    Some(
+        lines
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != store && i != barrier)
+            .map(|(_, l)| *l)
+            .collect(),
+    )
 }
 
 /// The number the unlabelled entry block takes: one past the numbered parameters.
@@ -920,13 +995,14 @@ fn rename(text: &str, prefix: &str, args: &HashSet<String>, types: &HashSet<Stri
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A convolution's row loop as `opt` leaves it: the guard `0 <= iy < h && x < w` around
     /// the checked read of `image[iy * w + x]` (`iy >= 0` written `iy + 3 >u 2` with
     /// `samesign`), a checked store after the loop.
-    const TAPS: &str = "\
+    /// A convolution row loop: a 2-D guarded read in a loop of seven, as rustc writes it.
+    pub(crate) const TAPS: &str = "\
 %T = type { i64 }
 
 define ptx_kernel void @taps(ptr %0, i64 %1, ptr %2, i64 %3, i32 %4, i32 %5, i64 %6) {
@@ -995,6 +1071,51 @@ pre:                                              ; preds = %7
 !7 = distinct !{!7}
 ";
 
+    /// [`TAPS`] with the entry's launch-token store (thread 0) and its barrier in front.
+    fn taps_with_token(loop_call: bool) -> String {
+        let mut ir = TAPS.replace(
+            "define ptx_kernel void @taps(ptr %0, i64 %1, ptr %2, i64 %3, i32 %4, i32 %5, i64 %6) {\n",
+            "@LAUNCH_TOKEN = internal addrspace(3) global i64 undef\n\n\
+             define ptx_kernel void @taps(ptr %0, i64 %1, ptr %2, i64 %3, i32 %4, i32 %5, i64 %6) {\n\
+             \x20 %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n\
+             \x20 %first = icmp eq i32 %tid, 0\n\
+             \x20 br i1 %first, label %token, label %join\n\n\
+             token:\n\
+             \x20 store volatile i64 %6, ptr addrspacecast (ptr addrspace(3) @LAUNCH_TOKEN to ptr), align 8\n\
+             \x20 br label %join\n\n\
+             join:\n\
+             \x20 call void @llvm.nvvm.barrier0()\n",
+        );
+        // The output check proved too: it tests the guarded row itself.
+        ir = ir.replace("%36 = icmp ult i64 %35, %9", "%36 = icmp ult i64 %6, %9");
+        if loop_call {
+            ir = ir.replace(
+                "  %28 = load float, ptr %27, align 4\n",
+                "  %28 = call float @external(ptr %27)\n",
+            );
+        }
+        ir
+    }
+
+    #[test]
+    fn a_fast_copy_that_cannot_panic_drops_the_launch_token() {
+        let out = versioned(&taps_with_token(false));
+        let fast = &out[out.find("ferrocuda.fast.7:").expect("fast copy")..];
+        let checked = &out[..out.find("ferrocuda.fast.7:").unwrap()];
+        assert!(
+            checked.contains("  store volatile i64 %6, ptr addrspacecast"),
+            "{out}"
+        );
+        assert!(checked.contains("  call void @llvm.nvvm.barrier0()"));
+        assert!(!fast.contains("store volatile"), "{out}");
+        assert!(!fast.contains("@llvm.nvvm.barrier0"), "{out}");
+        // A call the fast copy can still make might panic: the token stays.
+        let out = versioned(&taps_with_token(true));
+        let fast = &out[out.find("ferrocuda.fast.7:").expect("fast copy")..];
+        assert!(fast.contains("store volatile i64 %6"), "{out}");
+        assert!(fast.contains("  call void @llvm.nvvm.barrier0()"), "{out}");
+    }
+
     fn versioned(ir: &str) -> String {
         apply(ir).expect("versioned")
     }
@@ -1016,9 +1137,26 @@ pre:                                              ; preds = %7
             lines[5],
             "%ferrocuda.version.fits0 = icmp ule i64 %ferrocuda.version.product0, %ferrocuda.version.8"
         );
+        // Both 32-bit factors below 2^30, for the fast copy's narrowed compares.
         assert_eq!(
             lines[6],
-            "br i1 %ferrocuda.version.fits0, label %ferrocuda.fast.7, label %ferrocuda.checked.7"
+            "%ferrocuda.version.small0 = icmp ult i32 %5, 1073741824"
+        );
+        assert_eq!(
+            lines[7],
+            "%ferrocuda.version.small1 = icmp ult i32 %4, 1073741824"
+        );
+        assert_eq!(
+            lines[8],
+            "%ferrocuda.version.all1 = and i1 %ferrocuda.version.fits0, %ferrocuda.version.small0"
+        );
+        assert_eq!(
+            lines[9],
+            "%ferrocuda.version.all2 = and i1 %ferrocuda.version.all1, %ferrocuda.version.small1"
+        );
+        assert_eq!(
+            lines[10],
+            "br i1 %ferrocuda.version.all2, label %ferrocuda.fast.7, label %ferrocuda.checked.7"
         );
         // The checked copy keeps its check; the fast copy's is decided, its loop not unrolled.
         assert!(out.contains("  br i1 %ferrocuda.checked.25, label %ferrocuda.checked.26, label %ferrocuda.checked.29, !dbg !6\n"));

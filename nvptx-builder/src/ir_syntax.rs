@@ -305,6 +305,41 @@ pub(crate) fn used_list_keeping(g: &GlobalLine<'_>, keep: impl Fn(&str) -> bool)
     Some(line)
 }
 
+/// The module text with each function body replaced by what `rewrite(define line, body lines)`
+/// returns for it (`None` keeps the body), or `None` when no body changed. The body lines
+/// keep their line ends; the `define` line and the closing `}` are left as they are.
+pub(crate) fn rewrite_bodies(
+    ir: &str,
+    mut rewrite: impl FnMut(&str, &[&str]) -> Option<String>,
+) -> Option<String> {
+    let lines: Vec<&str> = ir.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(ir.len() + ir.len() / 8);
+    let mut changed = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.starts_with("define ") && line.trim_end().ends_with('{') {
+            let end = (i + 1..lines.len())
+                .find(|&j| lines[j].starts_with('}'))
+                .unwrap_or(lines.len() - 1);
+            let body = &lines[i + 1..end];
+            out.push_str(line);
+            match rewrite(line, body) {
+                Some(new_body) => {
+                    out.push_str(&new_body);
+                    changed = true;
+                }
+                None => body.iter().for_each(|l| out.push_str(l)),
+            }
+            i = end;
+            continue;
+        }
+        out.push_str(line);
+        i += 1;
+    }
+    changed.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

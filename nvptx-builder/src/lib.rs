@@ -65,6 +65,7 @@
 
 mod cargo_messages;
 mod check_versioning;
+mod compare_narrowing;
 mod compiler_fences;
 mod config;
 mod contract;

@@ -361,9 +361,10 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
 /// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
 /// optimised module, then [`crate::fast_math::apply`],
 /// [`crate::loop_counter_narrowing::apply`], [`crate::load_speculation::apply`],
-/// [`crate::offset_checks::apply`] and [`crate::check_versioning::apply`], and drops the functions the first orphans; returns the
-/// module to generate code from (the input when nothing changed) and the kernels built with
-/// fast math.
+/// [`crate::offset_checks::apply`], [`crate::check_versioning::apply`] and (in the fast copies
+/// that makes) [`crate::compare_narrowing::apply`], and drops the functions the first orphans;
+/// returns the module to generate code from (the input when nothing changed) and the kernels
+/// built with fast math.
 fn rewrite_optimized(
     args: &LinkArgs,
     llvm_bin: &Path,
@@ -397,7 +398,7 @@ fn rewrite_optimized(
     let changed = changed || narrowed.is_some();
     let text = narrowed.unwrap_or(text);
     let stripped = match crate::check_versioning::apply(&text) {
-        Some(versioned) => versioned,
+        Some(versioned) => crate::compare_narrowing::apply(&versioned).unwrap_or(versioned),
         None if changed => text,
         None => return Ok((optimized, kernels)),
     };

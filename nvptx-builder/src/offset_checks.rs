@@ -37,33 +37,8 @@ const MAX_OFFSET: u128 = (1u128 << 64) - (1u128 << 32);
 
 /// The module text with the offset checks rewritten, or `None` when nothing changed.
 pub(crate) fn apply(ir: &str) -> Option<String> {
-    let lines: Vec<&str> = ir.split_inclusive('\n').collect();
-    let mut out = String::with_capacity(ir.len() + 4096);
-    let mut changed = false;
     let mut counter = 0usize;
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if line.starts_with("define ") && line.trim_end().ends_with('{') {
-            let end = (i + 1..lines.len())
-                .find(|&j| lines[j].starts_with('}'))
-                .unwrap_or(lines.len() - 1);
-            let body = &lines[i + 1..end];
-            out.push_str(line);
-            match rewrite_function(body, &mut counter) {
-                Some(new_body) => {
-                    out.push_str(&new_body);
-                    changed = true;
-                }
-                None => body.iter().for_each(|l| out.push_str(l)),
-            }
-            i = end;
-            continue;
-        }
-        out.push_str(line);
-        i += 1;
-    }
-    changed.then_some(out)
+    crate::ir_syntax::rewrite_bodies(ir, |_, body| rewrite_function(body, &mut counter))
 }
 
 /// One basic block: its label (`None` for the entry block) and the indices of its lines.

@@ -9,7 +9,7 @@
 use ferrocuda::prelude::*;
 use ferrocuda_tests::ptx_text::entry_body;
 use ferrocuda_tests::{device_tests, expect_panic, random_f32, rng};
-use test_kernels::check_versioning::column_window_sums;
+use test_kernels::check_versioning::{column_window_sums, window_sums};
 
 /// The line of the first occurrence of `needle` in the kernels' `check_versioning.rs`.
 fn line_of(needle: &str) -> u32 {
@@ -18,17 +18,103 @@ fn line_of(needle: &str) -> u32 {
 
 /// The CPU's `column_window_sums` of a `width` x `height` image.
 fn sums_on_cpu(image: &[f32], width: usize, height: usize, rows: usize) -> Vec<f32> {
+    window_on_cpu(image, (width, height), rows, 0)
+}
+
+/// The CPU's `window_sums` of a `width` x `height` image.
+fn window_sums_on_cpu(image: &[f32], width: usize, height: usize, rows: usize) -> Vec<f32> {
+    window_on_cpu(image, (width, height), rows, 2)
+}
+
+/// Each pixel's sum over rows `y .. y + rows` and columns `x - half ..= x + half` inside the
+/// image, rows outer, columns in order (the kernels' order of additions).
+fn window_on_cpu(
+    image: &[f32],
+    (width, height): (usize, usize),
+    rows: usize,
+    half: usize,
+) -> Vec<f32> {
     let mut out = vec![0.0f32; width * height];
     for y in 0..height {
         for x in 0..width {
             let mut sum = 0.0f32;
             for iy in (y..y + rows).take_while(|&iy| iy < height) {
-                sum += image[iy * width + x];
+                for ix in x.saturating_sub(half)..(x + half + 1).min(width) {
+                    sum += image[iy * width + ix];
+                }
             }
             out[y * width + x] = sum;
         }
     }
     out
+}
+
+/// Runs `window_sums` on `image` into an output of `width * height` elements, blocks of 16x16.
+fn window_sums_on_device(
+    device: &Device,
+    image: &[f32],
+    (width, height, rows): (usize, usize, usize),
+) -> ferrocuda::Result<Vec<f32>> {
+    on_device(
+        device,
+        image,
+        width * height,
+        (width, height),
+        |image, out, grid| {
+            launch!(window_sums[grid, (16, 16)](
+                image,
+                out,
+                width as u32,
+                height as u32,
+                rows as u32
+            ))
+        },
+    )
+}
+
+/// Uploads `image`, runs `launch` on it, an output of `out_len` zeros and the grid of 16x16
+/// blocks covering a `width` x `height` image, and returns the output.
+fn on_device(
+    device: &Device,
+    image: &[f32],
+    out_len: usize,
+    (width, height): (usize, usize),
+    launch: impl FnOnce(&DeviceBuffer<f32>, &mut DeviceBuffer<f32>, (u32, u32)) -> ferrocuda::Result<()>,
+) -> ferrocuda::Result<Vec<f32>> {
+    let d_image = DeviceBuffer::from_slice(device, image)?;
+    let mut d_out = DeviceBuffer::<f32>::zeros(device, out_len)?;
+    let grid = (
+        (width as u32).div_ceil(16).max(1),
+        (height as u32).div_ceil(16).max(1),
+    );
+    launch(&d_image, &mut d_out, grid)?;
+    device.synchronize()?;
+    d_out.to_vec()
+}
+
+/// The lines of each copy of a versioned entry's body: `(fast, checked)`, by the IR block
+/// names `llc` writes beside each PTX label.
+fn copies(body: &str) -> (Vec<&str>, Vec<&str>) {
+    let (mut fast, mut checked) = (Vec::new(), Vec::new());
+    let mut current = None;
+    for line in body.lines().map(str::trim) {
+        if line.starts_with("$L__BB") || line.starts_with("// %bb.") {
+            current = if line.contains("// %ferrocuda.fast.") {
+                Some(true)
+            } else if line.contains("// %ferrocuda.checked.") {
+                Some(false)
+            } else {
+                None
+            };
+            continue;
+        }
+        match current {
+            Some(true) => fast.push(line),
+            Some(false) => checked.push(line),
+            None => {}
+        }
+    }
+    (fast, checked)
 }
 
 /// Runs `column_window_sums` on `image` into an output of `out_len` elements, blocks of 16x16.
@@ -38,21 +124,21 @@ fn sums_on_device(
     out_len: usize,
     (width, height, rows): (usize, usize, usize),
 ) -> ferrocuda::Result<Vec<f32>> {
-    let d_image = DeviceBuffer::from_slice(device, image)?;
-    let mut d_out = DeviceBuffer::<f32>::zeros(device, out_len)?;
-    let grid = (
-        (width as u32).div_ceil(16).max(1),
-        (height as u32).div_ceil(16).max(1),
-    );
-    launch!(column_window_sums[grid, (16, 16)](
-        &d_image,
-        &mut d_out,
-        width as u32,
-        height as u32,
-        rows as u32
-    ))?;
-    device.synchronize()?;
-    d_out.to_vec()
+    on_device(
+        device,
+        image,
+        out_len,
+        (width, height),
+        |image, out, grid| {
+            launch!(column_window_sums[grid, (16, 16)](
+                image,
+                out,
+                width as u32,
+                height as u32,
+                rows as u32
+            ))
+        },
+    )
 }
 
 #[test]
@@ -92,7 +178,74 @@ fn the_kernel_tests_its_slices_before_anything_else() {
     );
 }
 
+#[test]
+fn the_copy_without_checks_compares_its_column_guards_in_32_bits() {
+    let body = entry_body(test_kernels::__FERROCUDA_MODULE.ptx, "window_sums");
+    let (fast, checked) = copies(body);
+    assert!(
+        !fast.is_empty() && !checked.is_empty(),
+        "not versioned\n{body}"
+    );
+    let wide = |lines: &[&str]| {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("setp.") && (l.contains("64 ") || l.contains("64\t")))
+            .count()
+    };
+    let narrow = |lines: &[&str]| {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("setp.") && l.contains(".u32"))
+            .count()
+    };
+    // The checked copy: `ix < width` for the four columns that can leave the image, `iy <
+    // height` and the checks, all 64-bit. The fast copy: only `iy < height` (`y + k` with
+    // `k < rows` may pass 2^32); the column guards are 32-bit.
+    assert!(wide(&checked) >= 5, "{}", checked.join("\n"));
+    assert_eq!(wide(&fast), 1, "{}", fast.join("\n"));
+    assert!(narrow(&fast) >= 4 + 2, "{}", fast.join("\n"));
+    // The fast copy cannot panic: no launch token stored, no barrier for it.
+    assert!(checked.iter().any(|l| l.starts_with("st.volatile.shared")));
+    assert!(checked.iter().any(|l| l.starts_with("bar.sync")));
+    assert!(
+        !fast
+            .iter()
+            .any(|l| l.starts_with("st.volatile") || l.starts_with("bar.")),
+        "{}",
+        fast.join("\n")
+    );
+}
+
 device_tests! {
+    fn window_sums_match_the_cpu(device) {
+        let mut rng = rng("window_sums_match_the_cpu");
+        // Columns 0, 1 and the last two clip the window on either side (the narrowed guards
+        // decide them); widths below the window, a single pixel, sizes off the block.
+        for (width, height, rows) in [(1usize, 1usize, 1usize), (2, 3, 2), (4, 1, 1), (37, 23, 3), (100, 5, 9)] {
+            let image = random_f32(&mut rng, width * height);
+            let out = window_sums_on_device(device, &image, (width, height, rows)).unwrap();
+            let expected = window_sums_on_cpu(&image, width, height, rows);
+            for (i, (a, b)) in out.iter().zip(&expected).enumerate() {
+                assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{width}x{height}, {rows} rows, pixel {i}: {a} != {b}");
+            }
+        }
+    }
+
+    fn window_sums_report_a_short_image(device) {
+        let (width, height) = (37usize, 23usize);
+        let image = vec![1.0f32; width * (height - 1)];
+        // One row short: the checked copy runs, and a read of the missing row fails.
+        let panic = expect_panic(window_sums_on_device(device, &image, (width, height, 1)));
+        assert_eq!(panic.line, line_of("sum += image[iy * width + ix as usize]"));
+        let len = width * (height - 1);
+        assert!(
+            panic.message.starts_with(&format!("index out of bounds: the len is {len} but the index is ")),
+            "{}", panic.message
+        );
+        let out = window_sums_on_device(device, &vec![1.0f32; width * height], (width, height, 2)).unwrap();
+        assert_eq!(out, window_sums_on_cpu(&vec![1.0f32; width * height], width, height, 2));
+    }
+
     fn sums_match_the_cpu_whichever_copy_runs(device) {
         let mut rng = rng("column_window_sums_match_the_cpu");
         // Sizes that are not multiples of the block, a single pixel, windows of 0, 1 and more

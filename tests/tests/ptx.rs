@@ -297,7 +297,9 @@ fn module_records_device_panics() {
         // Each entry stores its launch token (its last parameter) for the panic handler: one
         // shared-memory store, and no other change to the kernel's code. An entry versioned on
         // its checks (`nvptx-builder`'s check versioning: a uniform test of its arguments
-        // before anything else, then one of two copies of its body) stores it once per copy.
+        // before anything else, then one of two copies of its body) stores it once per copy
+        // that can still panic: a copy whose checks are all decided stores none
+        // (`tests/tests/check_versioning.rs` pins which).
         for body in ptx.split(".entry ").skip(1) {
             let name = &body[..body.find('(').unwrap()];
             let code = body.split("\n}").next().unwrap();
@@ -311,9 +313,9 @@ fn module_records_device_panics() {
             };
             let reads_tid = code.lines().position(|l| l.contains("%tid."));
             let versioned = matches!((first("setp."), reads_tid), (Some(s), Some(t)) if s < t);
-            let copies = if versioned { 2 } else { 1 };
-            assert_eq!(
-                stores, copies,
+            let expected = if versioned { 1..=2 } else { 1..=1 };
+            assert!(
+                expected.contains(&stores),
                 "entry {name} of {folder} stores its launch token {stores} times"
             );
         }

@@ -18,15 +18,24 @@
 //!   (SpMV's `columns[k]` after `values[k]`: `b` is `values.len()`);
 //! - `idx = a * w + y` (an `add` or `or disjoint` of a `mul`, either operand order) when
 //!   guards say `a < b` and `y < w`: then `idx <= (b - 1) w + w - 1 < b w`, without
-//!   wrapping, since `b` and `w` are below 2^32.
+//!   wrapping, since `b` and `w` are below 2^32; and so on for more dimensions (`(z ny + y) nx
+//!   + x < nz ny nx`, [`radix`]);
+//! - a neighbour `idx ± p` of such an index, `p` the place value of one of its digits (1, `w`,
+//!   `w w'`), when the guards say that digit is not at its last value (for `+`) or not 0 (for
+//!   `-`): a 3-D stencil's interior reads ([`prove_step`]). A check another pass rewrote (the
+//!   32-bit `1 < len - i` of [`crate::offset_checks`]) is read through the index and length
+//!   its failed side reports.
 //!
-//! When a proved check lies in a loop (a check that runs once per thread is not worth a second
-//! copy of the kernel: versioning HotSpot for its two tile loads raised it from 32 to 38
-//! registers and made it 5% slower), the pass versions the kernel: a new entry block computes,
-//! from the arguments, whether `b <= len` (or `b * w <= len`, a product that cannot wrap)
-//! holds for every proved check, and branches to one of two copies of the body: the original
-//! (its checks and their exact reports stay), or a copy whose proved checks are `br i1 true` (`llc` removes
-//! them and their panic blocks). The test is uniform across the grid, so no warp diverges on
+//! When a proved check lies in a loop, or when every bounds check of the kernel is proved (its
+//! second copy then cannot panic at all), the pass versions the kernel; a lone check outside
+//! loops is not worth a second copy (versioning HotSpot for its two tile loads raised it from
+//! 32 to 38 registers and made it 5% slower). A new entry block computes, from the arguments,
+//! whether `b <= len` (or `b * w <= len`, and for more factors each partial product, in
+//! `mul.wide.u32` steps that cannot wrap) holds for every proved check, and branches to one of
+//! two copies of the body: the original (its checks and their exact reports stay), or a copy
+//! whose proved checks are `br i1 true` (`llc` removes them and their panic blocks), each
+//! preceded by an `llvm.assume` of what it established, which [`crate::compare_narrowing`]
+//! reads. The test is uniform across the grid, so no warp diverges on
 //! it. In the fast copy, loops that held a proved check get `llvm.loop.unroll.disable`
 //! (`.pragma "nounroll"` in the PTX): with the checks gone the guarded taps are predicated,
 //! and `ptxas` unrolling the convolution's row loop to 49 predicated taps ran out of
@@ -88,6 +97,9 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
     if !out.ends_with('\n') {
         out.push('\n');
     }
+    if !out.contains("declare void @llvm.assume(") {
+        out.push_str("declare void @llvm.assume(i1 noundef)\n");
+    }
     out.push_str(&metadata);
     Some(out)
 }
@@ -143,8 +155,10 @@ fn type_names(lines: &[&str]) -> HashSet<String> {
 struct Proof {
     /// The block whose terminator is the check's branch.
     block: usize,
-    /// One or two values below 2^32 whose product bounds the index.
+    /// Values below 2^32 whose product bounds the index (outermost first).
     factors: Vec<String>,
+    /// The index the check tests (as its failed side reports it).
+    index: String,
     /// The length operand of the check.
     len: String,
 }
@@ -179,37 +193,54 @@ fn version_function(
     let succ = successors(&blocks, body);
     let idom = immediate_dominators(&succ);
     let mut proofs = Vec::new();
+    let mut checks = 0;
     for (index, block) in blocks.iter().enumerate() {
         let Some((condition, fail)) = check_branch(terminator(block, body)) else {
             continue;
         };
-        let Some(inst) = defs.get(condition) else {
+        let Some(failed) = bounds_panic(&blocks, body, fail) else {
             continue;
         };
-        let Some((idx, len)) = unsigned_less_than(inst) else {
-            continue;
-        };
-        if !calls_bounds_panic(&blocks, body, fail) || remat(len, &defs, &args, 0).is_none() {
-            continue;
-        }
+        checks += 1;
         let facts = facts_at(&blocks, body, &defs, &succ, &idom, index);
-        if let Some(factors) = prove(idx, &facts, &defs, &args) {
+        // The compare itself when it reads `idx < len`; otherwise (a check another pass
+        // rewrote, such as `1 < len - base` for `base + 1`) the index and length the failed
+        // side reports: that side runs exactly when `index < len` fails.
+        let compared = defs
+            .get(condition)
+            .and_then(|inst| unsigned_less_than(inst))
+            .and_then(|(idx, len)| Some((prove(idx, &facts, &defs, &args)?, idx, len)));
+        let reported = || {
+            let (idx, len) = failed?;
+            let factors = prove(idx, &facts, &defs, &args)
+                .or_else(|| prove_step(idx, &facts, &defs, &args))?;
+            Some((factors, idx, len))
+        };
+        let Some((factors, idx, len)) = compared.or_else(reported) else {
+            continue;
+        };
+        if remat(len, &defs, &args, 0).is_some() {
             proofs.push(Proof {
                 block: index,
                 factors,
+                index: idx.to_string(),
                 len: len.to_string(),
             });
         }
     }
     // A check outside every loop runs once per thread: versioning for it alone doubles the
-    // code for nothing (HotSpot's tile loads: 32 -> 38 registers and 5% slower on the H100).
+    // code for little (HotSpot's tile loads, with its neighbours' checks left: 32 -> 38
+    // registers and 5% slower on the H100). A kernel whose every check is proved is another
+    // matter: its fast copy cannot panic, so it also loses the launch token's store and
+    // barrier (see [`without_launch_token`]), and is the code CUDA C compiles to.
     let cyclic = natural_loops(&succ, &idom);
     let nounroll: HashSet<usize> = cyclic
         .iter()
         .filter(|(_, body)| proofs.iter().any(|p| body.contains(&p.block)))
         .map(|&(latch, _)| latch)
         .collect();
-    if nounroll.is_empty() {
+    let all_proved = checks > 0 && proofs.len() == checks;
+    if nounroll.is_empty() && !all_proved {
         return None;
     }
     Some(emit(
@@ -243,16 +274,27 @@ fn check_branch(terminator: &str) -> Option<(&str, &str)> {
     condition.starts_with('%').then_some((condition, fail))
 }
 
-/// Whether block `label` calls `panic_bounds_check` (the failed side of a slice index).
-fn calls_bounds_panic(blocks: &[Block], body: &[&str], label: &str) -> bool {
-    blocks
+/// Whether block `label` calls `panic_bounds_check` (the failed side of a slice index), and
+/// if so the index and length it reports, when they read as two plain values.
+fn bounds_panic<'a>(
+    blocks: &[Block],
+    body: &[&'a str],
+    label: &str,
+) -> Option<Option<(&'a str, &'a str)>> {
+    let block = blocks.iter().find(|b| b.label.as_deref() == Some(label))?;
+    let call = body[block.lines.clone()]
         .iter()
-        .find(|b| b.label.as_deref() == Some(label))
-        .is_some_and(|b| {
-            body[b.lines.clone()]
-                .iter()
-                .any(|l| l.contains("call ") && l.contains("panic_bounds_check"))
-        })
+        .find(|l| l.contains("call ") && l.contains("panic_bounds_check("))?;
+    let open = call.find("panic_bounds_check(")? + "panic_bounds_check".len();
+    let close = crate::ir_syntax::matching_paren(&call[open..])?;
+    let args = &call[open + 1..open + close];
+    let operand = |arg: &'a str| {
+        let value = arg.trim().rsplit(' ').next()?;
+        (arg.trim_start().starts_with("i64 ") && value.starts_with('%')).then_some(value)
+    };
+    let mut parts = crate::ir_syntax::split_top_level(args).into_iter();
+    let reported = (|| Some((operand(parts.next()?)?, operand(parts.next()?)?)))();
+    Some(reported)
 }
 
 /// The successors of each block (the `label %X` targets of its terminator, by block index).
@@ -380,6 +422,17 @@ pub(crate) fn facts_at(
             Some(d) if d != current => current = d,
             _ => break,
         }
+        // A dominator ran to its end before `start`: what its assumptions say holds.
+        for &i in body[blocks[current].lines.clone()].iter() {
+            let call = strip_metadata(i.trim());
+            if let Some(condition) = call
+                .strip_prefix("call void @llvm.assume(i1 ")
+                .or_else(|| call.strip_prefix("tail call void @llvm.assume(i1 "))
+                .and_then(|c| c.strip_suffix(')'))
+            {
+                add_facts(condition.trim(), true, defs, &mut facts, 0);
+            }
+        }
     }
     facts
 }
@@ -474,31 +527,60 @@ pub(crate) fn inverse(pred: &str) -> &str {
     }
 }
 
-/// The predicates the proofs read, as `'static` names.
-fn canonical(pred: &str) -> Option<&'static str> {
-    ["ult", "uge", "ugt", "ule", "slt", "sge", "sgt", "sle"]
-        .into_iter()
-        .find(|&p| p == pred)
+/// An integer compare's predicate as a `'static` name (`None` for anything else).
+pub(crate) fn canonical(pred: &str) -> Option<&'static str> {
+    [
+        "eq", "ne", "ult", "ule", "ugt", "uge", "slt", "sle", "sgt", "sge",
+    ]
+    .into_iter()
+    .find(|&p| p == pred)
 }
 
-/// The factors (one or two values below 2^32, computable from the arguments) whose product
-/// bounds `idx`, when the facts prove one.
+/// The factors (values below 2^32, computable from the arguments, outermost first) whose
+/// product bounds `idx`, when the facts prove one: the widths of [`radix`]'s digits.
 fn prove(
     idx: &str,
     facts: &[Fact],
     defs: &HashMap<&str, &str>,
     args: &HashSet<String>,
 ) -> Option<Vec<String>> {
+    let digits = radix(idx, facts, defs, args, 0, true)?;
+    Some(digits.into_iter().rev().map(|(_, width)| width).collect())
+}
+
+/// `value` as a mixed-radix number, innermost digit first: `(digit, width)` pairs with each
+/// digit proved below its width, and `value = ((d_n w_{n-1} + ...) w_2 + d_2) w_1 + d_1`,
+/// written as nested `add`s of a `mul` (either operand order), as a 2-D or 3-D row-major
+/// index is. The outermost digit is any value a fact bounds; every width is below 2^32 and
+/// computable from the arguments, so `value < w_1 ... w_n` once that product is known not
+/// to wrap (the entry test). With `whole`, a fact bounding `value` itself ends the search (one
+/// digit); without, `value` must split into at least two digits if it can.
+fn radix(
+    value: &str,
+    facts: &[Fact],
+    defs: &HashMap<&str, &str>,
+    args: &HashSet<String>,
+    depth: usize,
+    whole: bool,
+) -> Option<Vec<(String, String)>> {
     let usable = |b: &str| {
         bound_of(b, defs, 0).is_some_and(|m| m < 1u128 << 32) && remat(b, defs, args, 0).is_some()
     };
-    if let Some(b) = upper_bounds(idx, facts, defs)
-        .into_iter()
-        .find(|b| usable(b))
-    {
-        return Some(vec![b]);
+    let leaf = || {
+        let b = upper_bounds(value, facts, defs)
+            .into_iter()
+            .find(|b| usable(b))?;
+        Some(vec![(value.to_string(), b)])
+    };
+    if whole && let Some(digits) = leaf() {
+        return Some(digits);
     }
-    let (x, y) = operands(idx, "add", defs)?;
+    if depth > MAX_DEPTH {
+        return if whole { None } else { leaf() };
+    }
+    let Some((x, y)) = operands(value, "add", defs) else {
+        return if whole { None } else { leaf() };
+    };
     for (product, column) in [(&x, &y), (&y, &x)] {
         let Some((p, q)) = operands(product, "mul", defs) else {
             continue;
@@ -507,15 +589,123 @@ fn prove(
             if !usable(width) || !upper_bounds(column, facts, defs).contains(width) {
                 continue;
             }
-            if let Some(b) = upper_bounds(row, facts, defs)
-                .into_iter()
-                .find(|b| usable(b))
-            {
-                return Some(vec![b, width.clone()]);
+            if let Some(mut digits) = radix(row, facts, defs, args, depth + 1, true) {
+                digits.insert(0, (column.clone(), width.clone()));
+                return Some(digits);
+            }
+        }
+    }
+    if whole { None } else { leaf() }
+}
+
+/// The factors bounding `idx` when it is a neighbour of a [`radix`] index: `base ± p` where
+/// `p` is the place value of digit `j` (1, `w_1`, `w_1 w_2`, ...) and the facts say that digit
+/// is not its last value (`d_j != w_j - 1`, for `+`) or not 0 (for `-`). Then the neighbour
+/// has the same digits but `d_j ± 1`, still below `w_j`: a 3-D stencil's `input[i + nx]` in
+/// the interior, where `y != ny - 1`. Its bound is the base's.
+fn prove_step(
+    idx: &str,
+    facts: &[Fact],
+    defs: &HashMap<&str, &str>,
+    args: &HashSet<String>,
+) -> Option<Vec<String>> {
+    for (base, step, up) in steps_of(idx, defs) {
+        let Some(digits) = radix(&base, facts, defs, args, 0, false) else {
+            continue;
+        };
+        for j in 0..digits.len() {
+            if !is_place_value(&step, &digits[..j], defs) {
+                continue;
+            }
+            let (digit, width) = &digits[j];
+            let room = if up {
+                below_last(digit, width, facts, defs)
+            } else {
+                nonzero(digit, facts, defs)
+            };
+            if room {
+                return Some(digits.into_iter().rev().map(|(_, width)| width).collect());
             }
         }
     }
     None
+}
+
+/// The readings `(base, step, up)` of `idx` as `base + step` (`up`) or `base - step`: an
+/// `add` (either operand the base), a `sub`, or an `add` of the constant -1 (`base - 1`).
+fn steps_of(idx: &str, defs: &HashMap<&str, &str>) -> Vec<(String, String, bool)> {
+    if let Some((a, b)) = operands(idx, "add", defs) {
+        if b == "-1" {
+            return vec![(a, "1".to_string(), false)];
+        }
+        return vec![(a.clone(), b.clone(), true), (b, a, true)];
+    }
+    operands(idx, "sub", defs)
+        .map(|(a, b)| (a, b, false))
+        .into_iter()
+        .collect()
+}
+
+/// Whether `step` is the place value of the digit after `inner`: 1 for the first digit, else
+/// the product of `inner`'s widths (as a tree of `mul`s in any order).
+fn is_place_value(step: &str, inner: &[(String, String)], defs: &HashMap<&str, &str>) -> bool {
+    if inner.is_empty() {
+        return step == "1";
+    }
+    let mut want: Vec<&str> = inner.iter().map(|(_, w)| source(w, defs)).collect();
+    let mut have = Vec::new();
+    let mut stack = vec![step.to_string()];
+    while let Some(v) = stack.pop() {
+        if have.len() > inner.len() {
+            return false;
+        }
+        match operands(&v, "mul", defs) {
+            Some((a, b)) => stack.extend([a, b]),
+            None => have.push(source(&v, defs).to_string()),
+        }
+    }
+    want.sort_unstable();
+    have.sort_unstable();
+    want == have
+}
+
+/// The 32-bit value a widened `value` came from, else `value`: a fact may compare either.
+fn source<'a>(value: &'a str, defs: &HashMap<&str, &'a str>) -> &'a str {
+    narrow_operand(value, defs).unwrap_or(value)
+}
+
+/// Whether the facts say `digit != width - 1` (or `digit < width - 1`).
+fn below_last(digit: &str, width: &str, facts: &[Fact], defs: &HashMap<&str, &str>) -> bool {
+    let is_digit = |v: &str| source(v, defs) == source(digit, defs);
+    let is_last = |v: &str| {
+        operands(v, "add", defs)
+            .or_else(|| operands32(v, defs))
+            .is_some_and(|(w, minus)| minus == "-1" && source(&w, defs) == source(width, defs))
+    };
+    facts.iter().any(|f| match f.pred {
+        "ne" => (is_digit(&f.a) && is_last(&f.b)) || (is_last(&f.a) && is_digit(&f.b)),
+        "ult" => is_digit(&f.a) && is_last(&f.b),
+        "ugt" => is_last(&f.a) && is_digit(&f.b),
+        _ => false,
+    })
+}
+
+/// The operands of a 32-bit `add` (flags ignored).
+fn operands32(value: &str, defs: &HashMap<&str, &str>) -> Option<(String, String)> {
+    let rest = strip_words(defs.get(value)?, "add", &["nuw", "nsw"])?;
+    let (a, b) = strip_metadata(rest.strip_prefix("i32 ")?).split_once(", ")?;
+    Some((a.trim().to_string(), b.trim().to_string()))
+}
+
+/// Whether the facts say `digit != 0` (or `digit > 0`).
+fn nonzero(digit: &str, facts: &[Fact], defs: &HashMap<&str, &str>) -> bool {
+    let is_digit = |v: &str| source(v, defs) == source(digit, defs);
+    facts.iter().any(|f| match f.pred {
+        "ne" => (is_digit(&f.a) && f.b == "0") || (f.a == "0" && is_digit(&f.b)),
+        "ugt" => is_digit(&f.a) && f.b == "0",
+        "ult" => f.a == "0" && is_digit(&f.b),
+        _ => false,
+    })
 }
 
 /// The operands of `value` as a 64-bit `add` (or `or disjoint`) or `mul`, flags ignored (the
@@ -734,22 +924,37 @@ fn emit(
                 }
             }
         }
+        // The product in steps, each partial product tested too: the first multiplies two
+        // values below 2^32; each later one multiplies the low half of a partial product,
+        // which is the whole of it when the partial test passes (`len < 2^32`), and when it
+        // fails the result does not matter. Every step is one `mul.wide.u32`.
         let n = tests.len();
-        let product = match &proof.factors[..] {
-            [b] => test_value(b),
-            [b, w] => {
+        let len = test_value(&proof.len);
+        let mut product = test_value(&proof.factors[0]);
+        for (k, width) in proof.factors.iter().enumerate().skip(1) {
+            if k > 1 {
+                let partial = format!("%{VERSION_PREFIX}fits{n}.{k}");
+                let low = format!("%{VERSION_PREFIX}low{n}.{k}");
                 out.push_str(&format!(
-                    "  %{VERSION_PREFIX}product{n} = mul nuw i64 {}, {}\n",
-                    test_value(b),
-                    test_value(w)
+                    "  {partial} = icmp ule i64 {product}, {len}\n  \
+                     {low} = trunc i64 {product} to i32\n  \
+                     {low}.wide = zext i32 {low} to i64\n"
                 ));
-                format!("%{VERSION_PREFIX}product{n}")
+                tests.push(partial);
+                product = format!("{low}.wide");
             }
-            _ => unreachable!("proofs have one or two factors"),
-        };
+            let name = match k {
+                1 => format!("%{VERSION_PREFIX}product{n}"),
+                _ => format!("%{VERSION_PREFIX}product{n}.{k}"),
+            };
+            out.push_str(&format!(
+                "  {name} = mul nuw i64 {product}, {}\n",
+                test_value(width)
+            ));
+            product = name;
+        }
         out.push_str(&format!(
-            "  %{VERSION_PREFIX}fits{n} = icmp ule i64 {product}, {}\n",
-            test_value(&proof.len)
+            "  %{VERSION_PREFIX}fits{n} = icmp ule i64 {product}, {len}\n"
         ));
         tests.push(format!("%{VERSION_PREFIX}fits{n}"));
     }
@@ -787,7 +992,7 @@ fn emit(
     ));
     // The original body, then the fast copy without its proved checks.
     let mut whole = out;
-    let proved: HashSet<usize> = proofs.iter().map(|p| p.block).collect();
+    let proved: HashMap<usize, &Proof> = proofs.iter().map(|p| (p.block, p)).collect();
     for prefix in [SLOW_PREFIX, PREFIX] {
         let mut out = String::new();
         let copy = |text: &str| rename(text, prefix, args, types);
@@ -807,10 +1012,17 @@ fn emit(
                 let mut text = copy(line);
                 if Some(i) == last && prefix == PREFIX {
                     let decided = proved
-                        .contains(&index)
-                        .then(|| check_branch(line.trim()))
-                        .flatten();
-                    if let Some((condition, _)) = decided {
+                        .get(&index)
+                        .and_then(|p| Some((p, check_branch(line.trim())?)));
+                    if let Some((proof, (condition, _))) = decided {
+                        // The check goes; what it established stays for the passes after
+                        // this one ([`crate::compare_narrowing`] reads it as a fact).
+                        let holds = format!("%{PREFIX}holds.{index}");
+                        out.push_str(&format!(
+                            "  {holds} = icmp ult i64 {}, {}\n  call void @llvm.assume(i1 {holds})\n",
+                            fast(&proof.index),
+                            fast(&proof.len)
+                        ));
                         text =
                             text.replacen(&format!("br i1 {},", fast(condition)), "br i1 true,", 1);
                     }
@@ -921,7 +1133,10 @@ fn disable_unrolling(text: &str, loops: &mut LoopMetadata<'_>) -> String {
 
 /// The natural loops: for each back edge `latch -> header` (the header dominates the latch),
 /// the latch and the blocks of the loop (those that reach the latch without the header).
-fn natural_loops(succ: &[Vec<usize>], idom: &[Option<usize>]) -> Vec<(usize, HashSet<usize>)> {
+pub(crate) fn natural_loops(
+    succ: &[Vec<usize>],
+    idom: &[Option<usize>],
+) -> Vec<(usize, HashSet<usize>)> {
     let dominates = |a: usize, mut b: usize| loop {
         if a == b {
             return true;
@@ -1071,6 +1286,117 @@ pre:                                              ; preds = %7
 !7 = distinct !{!7}
 ";
 
+    /// A 3-D 7-point stencil as rustc and the earlier passes leave it: `i = (z ny + y) nx + x`
+    /// under `x < nx`, `y < ny`, `z < nz`, the interior test (no coordinate 0 or last), then
+    /// the checks of `i`, `i - 1` and `i + 1` (in the forms [`crate::offset_checks`] gives
+    /// them), `i + nx ny`, `i - nx`, and the output's `i`. No loop.
+    pub(crate) const STENCIL: &str = "\
+define ptx_kernel void @stencil(ptr %0, i64 %1, ptr %2, i64 %3, i32 %4, i32 %5, i32 %6, i32 %7, i32 %8, i32 %9) {
+  %11 = and i64 %1, 4294967295
+  %12 = and i64 %3, 4294967295
+  %13 = icmp ult i32 %7, %4
+  %14 = icmp ult i32 %8, %5
+  %15 = and i1 %13, %14
+  %16 = icmp ult i32 %9, %6
+  %17 = and i1 %15, %16
+  br i1 %17, label %guarded, label %done
+
+guarded:
+  %nx = zext i32 %4 to i64
+  %ny = zext i32 %5 to i64
+  %nz = zext i32 %6 to i64
+  %x = zext i32 %7 to i64
+  %y = zext nneg i32 %8 to i64
+  %z = zext nneg i32 %9 to i64
+  %zy = mul nuw nsw i64 %ny, %z
+  %row = add nuw nsw i64 %zy, %y
+  %rowx = mul i64 %row, %nx
+  %i = add i64 %rowx, %x
+  %e1 = icmp eq i32 %7, 0
+  %e2 = icmp eq i32 %8, 0
+  %o1 = or i1 %e1, %e2
+  %e3 = icmp eq i32 %9, 0
+  %o2 = or i1 %e3, %o1
+  %nx1 = add nsw i64 %nx, -1
+  %e4 = icmp eq i64 %nx1, %x
+  %o3 = or i1 %o2, %e4
+  %ny1 = add nsw i64 %ny, -1
+  %e5 = icmp eq i64 %ny1, %y
+  %o4 = or i1 %o3, %e5
+  %nz1 = add nsw i64 %nz, -1
+  %e6 = icmp eq i64 %nz1, %z
+  %o5 = or i1 %o4, %e6
+  br i1 %o5, label %done, label %interior
+
+interior:
+  %c0 = icmp ult i64 %i, %11
+  br i1 %c0, label %left, label %fail0
+
+fail0:
+  call void @panic_bounds_check(i64 %i, i64 noundef range(i64 0, 4294967296) %11)
+  unreachable
+
+left:
+  %im1 = add nsw i64 %i, -1
+  %b1 = trunc i64 %i to i32
+  %c1 = icmp ule i32 1, %b1
+  br i1 %c1, label %right, label %fail1
+
+fail1:
+  call void @panic_bounds_check(i64 %im1, i64 %11)
+  unreachable
+
+right:
+  %q = getelementptr inbounds float, ptr %0, i64 %im1
+  %v = load float, ptr %q, align 4
+  %ip1 = add nuw nsw i64 %i, 1
+  %b2 = trunc i64 %i to i32
+  %l2 = trunc i64 %11 to i32
+  %room = sub nuw i32 %l2, %b2
+  %c2 = icmp ult i32 1, %room
+  br i1 %c2, label %up, label %fail2
+
+fail2:
+  call void @panic_bounds_check(i64 %ip1, i64 %11)
+  unreachable
+
+up:
+  %plane = mul nuw i64 %nx, %ny
+  %ipl = add nuw i64 %i, %plane
+  %c3 = icmp ult i64 %ipl, %11
+  br i1 %c3, label %down, label %fail3
+
+fail3:
+  call void @panic_bounds_check(i64 %ipl, i64 %11)
+  unreachable
+
+down:
+  %imn = sub nsw i64 %i, %nx
+  %c4 = icmp ule i64 %nx, %i
+  br i1 %c4, label %store, label %fail4
+
+fail4:
+  call void @panic_bounds_check(i64 %imn, i64 %11)
+  unreachable
+
+store:
+  %c5 = icmp ult i64 %i, %12
+  br i1 %c5, label %write, label %fail5
+
+fail5:
+  call void @panic_bounds_check(i64 %i, i64 %12)
+  unreachable
+
+write:
+  %p = getelementptr inbounds float, ptr %2, i64 %i
+  store float 0.0, ptr %p, align 4
+  br label %done
+
+done:
+  ret void
+}
+";
+
     /// [`TAPS`] with the entry's launch-token store (thread 0) and its barrier in front.
     fn taps_with_token(loop_call: bool) -> String {
         let mut ir = TAPS.replace(
@@ -1161,8 +1487,11 @@ pre:                                              ; preds = %7
         // The checked copy keeps its check; the fast copy's is decided, its loop not unrolled.
         assert!(out.contains("  br i1 %ferrocuda.checked.25, label %ferrocuda.checked.26, label %ferrocuda.checked.29, !dbg !6\n"));
         assert!(out.contains(
-            "  br i1 true, label %ferrocuda.fast.26, label %ferrocuda.fast.29, !dbg !6\n"
+            "  %ferrocuda.fast.holds.3 = icmp ult i64 %ferrocuda.fast.24, %ferrocuda.fast.8\n  \
+             call void @llvm.assume(i1 %ferrocuda.fast.holds.3)\n  \
+             br i1 true, label %ferrocuda.fast.26, label %ferrocuda.fast.29, !dbg !6\n"
         ));
+        assert!(out.contains("declare void @llvm.assume(i1 noundef)\n"));
         assert!(out.contains("br i1 %ferrocuda.fast.33, label %ferrocuda.fast.14, label %ferrocuda.fast.34, !llvm.loop !9\n"));
         assert!(out.contains("br i1 %ferrocuda.checked.33, label %ferrocuda.checked.14, label %ferrocuda.checked.34, !llvm.loop !7\n"));
         assert!(out.ends_with("!8 = !{!\"llvm.loop.unroll.disable\"}\n!9 = distinct !{!9, !8}\n"));
@@ -1254,5 +1583,91 @@ pre:                                              ; preds = %7
         );
         let out = versioned(&checked);
         assert!(out.contains("br i1 true, label %ferrocuda.fast.26, label %ferrocuda.fast.29"));
+    }
+
+    #[test]
+    fn versions_a_kernel_whose_every_check_is_proved() {
+        let out = versioned(STENCIL);
+        let body = &out[out.find("define ").unwrap()..];
+        let lines: Vec<&str> = body.lines().map(str::trim).collect();
+        // `nz ny nx <= len` in steps: `nz ny <= len`, then the low half of `nz ny` times `nx`.
+        let test =
+            lines[..lines.iter().position(|l| l.starts_with("br i1")).unwrap() + 1].join("\n");
+        for expected in [
+            "%ferrocuda.version.product0 = mul nuw i64 %ferrocuda.version.nz, %ferrocuda.version.ny",
+            "%ferrocuda.version.fits0.2 = icmp ule i64 %ferrocuda.version.product0, %ferrocuda.version.11",
+            "%ferrocuda.version.low0.2 = trunc i64 %ferrocuda.version.product0 to i32",
+            "%ferrocuda.version.low0.2.wide = zext i32 %ferrocuda.version.low0.2 to i64",
+            "%ferrocuda.version.product0.2 = mul nuw i64 %ferrocuda.version.low0.2.wide, %ferrocuda.version.nx",
+            "%ferrocuda.version.fits0 = icmp ule i64 %ferrocuda.version.product0.2, %ferrocuda.version.11",
+        ] {
+            assert!(test.contains(expected), "{expected}\n{test}");
+        }
+        assert!(
+            test.ends_with(", label %ferrocuda.fast.10, label %ferrocuda.checked.10"),
+            "{test}"
+        );
+        // Every check of the fast copy is decided, each with what it proved assumed; the
+        // original keeps them all.
+        for (check, ok, fail) in [
+            ("c0", "left", "fail0"),
+            ("c1", "right", "fail1"),
+            ("c2", "up", "fail2"),
+            ("c3", "down", "fail3"),
+            ("c4", "store", "fail4"),
+            ("c5", "write", "fail5"),
+        ] {
+            assert!(
+                out.contains(&format!(
+                    "  br i1 true, label %ferrocuda.fast.{ok}, label %ferrocuda.fast.{fail}\n"
+                )),
+                "{check}\n{out}"
+            );
+            assert!(out.contains(&format!(
+                "  br i1 %ferrocuda.checked.{check}, label %ferrocuda.checked.{ok}, label %ferrocuda.checked.{fail}\n"
+            )));
+        }
+        assert!(
+            out.contains(
+                "  %ferrocuda.fast.holds.8 = icmp ult i64 %ferrocuda.fast.ipl, %ferrocuda.fast.11\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains(
+            "  %ferrocuda.fast.holds.10 = icmp ult i64 %ferrocuda.fast.imn, %ferrocuda.fast.11\n"
+        ));
+    }
+
+    #[test]
+    fn a_neighbour_needs_its_digit_off_the_edge() {
+        // Without `z != nz - 1`, `i + nx ny` may pass the end; without `x != 0`, `i - 1` may
+        // wrap. Either leaves a check, and a straight-line kernel with a check left is not
+        // worth two copies.
+        let top = STENCIL.replace("%o5 = or i1 %o4, %e6", "%o5 = or i1 %o4, false");
+        assert_eq!(apply(&top), None);
+        let left = STENCIL.replace("%o1 = or i1 %e1, %e2", "%o1 = or i1 false, %e2");
+        assert_eq!(apply(&left), None);
+        // A step that is not a place value (`i + ny` with the digits of `i` below `nx`)
+        // proves nothing either.
+        let skewed = STENCIL.replace("%imn = sub nsw i64 %i, %nx", "%imn = sub nsw i64 %i, %ny");
+        assert_eq!(apply(&skewed), None);
+    }
+
+    #[test]
+    fn assumptions_of_dominators_are_facts() {
+        let ir = "define void @f(i64 %0, i64 %1) {\n  %a = icmp ult i64 %0, %1\n  call void @llvm.assume(i1 %a)\n  br label %next\n\nnext:\n  %b = icmp ult i64 %1, 7\n  call void @llvm.assume(i1 %b)\n  ret void\n}\n";
+        let lines: Vec<&str> = ir.split_inclusive('\n').skip(1).collect();
+        let body = &lines[..lines.len() - 1];
+        let blocks = split_blocks(body);
+        let defs = definitions(body);
+        let succ = successors(&blocks, body);
+        let idom = immediate_dominators(&succ);
+        let facts = facts_at(&blocks, body, &defs, &succ, &idom, 1);
+        // The entry's assumption holds in `next`; `next`'s own does not hold before it.
+        assert_eq!(facts.len(), 1);
+        assert_eq!(
+            (facts[0].a.as_str(), facts[0].pred, facts[0].b.as_str()),
+            ("%0", "ult", "%1")
+        );
     }
 }

@@ -4,11 +4,13 @@
 //! the output hold `width * height` elements. On both backends the sums are right whichever
 //! copy runs (slices exactly that long, longer, or shorter), and when a slice is too short a
 //! failed check is reported exactly (its index and length, its line, the thread), with the
-//! device usable afterwards.
+//! device usable afterwards. `kernels-idiomatic`'s 3-D stencil, whose every check its guards
+//! decide, gets a copy with no check at all.
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::ptx_text::entry_body;
 use ferrocuda_tests::{device_tests, expect_panic, random_f32, rng};
+use kernels_idiomatic::stencil3d::stencil3d;
 use test_kernels::check_versioning::{column_window_sums, window_sums};
 
 /// The line of the first occurrence of `needle` in the kernels' `check_versioning.rs`.
@@ -216,7 +218,159 @@ fn the_copy_without_checks_compares_its_column_guards_in_32_bits() {
     );
 }
 
+/// The line of the first occurrence of `needle` in `kernels-idiomatic`'s `stencil3d.rs`.
+fn stencil_line_of(needle: &str) -> u32 {
+    ferrocuda_tests::line_of(
+        include_str!("../../kernels-idiomatic/src/stencil3d.rs"),
+        needle,
+    )
+}
+
+/// The CPU's `stencil3d` (the same operations in the same order).
+fn stencil_on_cpu(
+    input: &[f32],
+    (nx, ny, nz): (usize, usize, usize),
+    c0: f32,
+    c1: f32,
+) -> Vec<f32> {
+    let mut out = vec![0.0f32; nx * ny * nz];
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                let i = (z * ny + y) * nx + x;
+                out[i] = if x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1
+                {
+                    input[i]
+                } else {
+                    let plane = nx * ny;
+                    c0 * input[i]
+                        + c1 * (input[i - 1]
+                            + input[i + 1]
+                            + input[i - nx]
+                            + input[i + nx]
+                            + input[i - plane]
+                            + input[i + plane])
+                };
+            }
+        }
+    }
+    out
+}
+
+/// Runs `kernels-idiomatic`'s `stencil3d` on `input` into an output of `out_len` elements, blocks of 32x8x1
+/// on a grid covering the `nx` x `ny` x `nz` points.
+fn stencil_on_device(
+    device: &Device,
+    input: &[f32],
+    out_len: usize,
+    (nx, ny, nz): (usize, usize, usize),
+) -> ferrocuda::Result<Vec<f32>> {
+    let d_input = DeviceBuffer::from_slice(device, input)?;
+    let mut d_out = DeviceBuffer::<f32>::zeros(device, out_len)?;
+    let grid = (
+        (nx as u32).div_ceil(32).max(1),
+        (ny as u32).div_ceil(8).max(1),
+        (nz as u32).max(1),
+    );
+    launch!(stencil3d[grid, (32, 8, 1)](
+        &d_input,
+        &mut d_out,
+        nx as u32,
+        ny as u32,
+        nz as u32,
+        0.25f32,
+        0.125f32
+    ))?;
+    device.synchronize()?;
+    d_out.to_vec()
+}
+
+#[test]
+fn a_kernel_whose_every_check_is_proved_has_a_copy_without_any() {
+    // `kernels-idiomatic`'s 3-D stencil: every check is decided by its guards and interior test.
+    let body = entry_body(kernels_idiomatic::__FERROCUDA_MODULE.ptx, "stencil3d");
+    let (fast, checked) = copies(body);
+    assert!(
+        !fast.is_empty() && !checked.is_empty(),
+        "not versioned\n{body}"
+    );
+    // The copy without checks has no bounds check left. Built without overflow checks it
+    // cannot panic at all: no launch token, no barrier, no 64-bit compare (the interior
+    // test's `x == nx - 1` is 32-bit), and its reads address from 32-bit indices
+    // (`mul.wide.u32`, as CUDA C's `int` indices do; `i - 1` and `i + 1` are offsets of the
+    // centre's address, and the store reuses it). With overflow checks (a dev
+    // build), the index arithmetic's own checks stay, and with them the token.
+    let has = |lines: &[&str], needle: &str| lines.iter().filter(|l| l.contains(needle)).count();
+    assert_eq!(has(&fast, "panic_bounds_check"), 0, "{}", fast.join("\n"));
+    assert!(
+        has(&checked, "panic_bounds_check") >= 7,
+        "{}",
+        checked.join("\n")
+    );
+    if !cfg!(debug_assertions) {
+        assert_eq!(has(&fast, "call"), 0, "{}", fast.join("\n"));
+        assert_eq!(
+            has(&fast, "st.volatile") + has(&fast, "bar.sync"),
+            0,
+            "{}",
+            fast.join("\n")
+        );
+        assert!(
+            !fast
+                .iter()
+                .any(|l| l.starts_with("setp.") && l.contains("64")),
+            "{}",
+            fast.join("\n")
+        );
+        assert!(has(&fast, "mul.wide.u32") >= 5, "{}", fast.join("\n"));
+        assert!(
+            has(&fast, "+-4]") == 1 && has(&fast, "+4]") == 1,
+            "{}",
+            fast.join("\n")
+        );
+    }
+    // The checked copy keeps its token.
+    assert_eq!(has(&checked, "st.volatile.shared"), 1);
+}
+
 device_tests! {
+    fn stencil_matches_the_cpu_whichever_copy_runs(device) {
+        let mut rng = rng("stencil3d_matches_the_cpu");
+        // A single point, grids with no interior, sizes off the 32x8 block; slices exactly
+        // `nx ny nz` long and longer (the copy without checks).
+        for dims in [(1usize, 1usize, 1usize), (2, 2, 2), (3, 3, 3), (37, 5, 4), (33, 9, 2), (40, 17, 6)] {
+            let n = dims.0 * dims.1 * dims.2;
+            for extra in [0usize, 7] {
+                let input = random_f32(&mut rng, n + extra);
+                let out = stencil_on_device(device, &input, n + extra, dims).unwrap();
+                assert_eq!(out[..n], stencil_on_cpu(&input, dims, 0.25, 0.125)[..], "{dims:?}, {extra} extra");
+            }
+        }
+    }
+
+    fn stencil_reports_a_short_input_exactly(device) {
+        let dims = (37usize, 5usize, 4usize);
+        let n = dims.0 * dims.1 * dims.2;
+        let mut rng = rng("stencil3d_short_input");
+        // One element short: the checked copy runs. Only the last point reads the missing
+        // element (a corner, copied): one panic, reported exactly.
+        let input = random_f32(&mut rng, n - 1);
+        let panic = expect_panic(stencil_on_device(device, &input, n, dims));
+        assert_eq!(panic.message, format!("index out of bounds: the len is {} but the index is {}", n - 1, n - 1));
+        assert_eq!(panic.line, stencil_line_of("output[i] = input[i]"));
+        assert_eq!((panic.block.x * 32 + panic.thread.x, panic.block.y * 8 + panic.thread.y, panic.block.z), (36, 4, 3));
+        assert_eq!(panic.other_panics, 0);
+        // A short output: the last point's store fails the same way.
+        let input = random_f32(&mut rng, n);
+        let panic = expect_panic(stencil_on_device(device, &input, n - 1, dims));
+        assert_eq!(panic.message, format!("index out of bounds: the len is {} but the index is {}", n - 1, n - 1));
+        assert_eq!(panic.line, stencil_line_of("output[i] = input[i]"));
+        // The device is fine afterwards.
+        let out = stencil_on_device(device, &input, n, dims).unwrap();
+        assert_eq!(out, stencil_on_cpu(&input, dims, 0.25, 0.125));
+    }
+
+
     fn window_sums_match_the_cpu(device) {
         let mut rng = rng("window_sums_match_the_cpu");
         // Columns 0, 1 and the last two clip the window on either side (the narrowed guards

@@ -19,9 +19,16 @@ fn grid_indices_are_computed_in_32_bits() {
         (kernels_nvptx::__FERROCUDA_MODULE.ptx, "vecadd"),
     ] {
         let body = entry_body(ptx, entry);
+        // Once per copy of the body: a kernel whose every check its guard decides has a
+        // second copy without them (`nvptx-builder`'s check versioning).
+        let copies = if body.contains("// %ferrocuda.fast.") {
+            2
+        } else {
+            1
+        };
         assert_eq!(
             instructions(body, "mad.lo.s32").count(),
-            1,
+            copies,
             "{entry}: blockIdx.x * blockDim.x + threadIdx.x in 32 bits\n{body}"
         );
         // A wide multiply of two registers is the 64-bit `blockIdx.x * blockDim.x`; the byte

@@ -35,6 +35,14 @@ pub const PANIC_SLOTS: usize = 1024;
 /// panic records carry the token without it.
 pub const COOPERATIVE_TOKEN_BIT: u64 = 1 << 63;
 
+/// Set in the launch token when the runtime evaluated a versioned kernel's entry test on the
+/// host and it held (the test nvptx-builder writes into the PTX as an `// ferrocuda entry test:`
+/// note): the kernel then takes its fast copy, the one without bounds checks, without computing
+/// the test in every thread. A kernel whose token lacks the bit computes the test itself.
+/// Tokens count up from 1 and never reach this bit; the panic records carry the token without
+/// it.
+pub const ENTRY_TEST_TOKEN_BIT: u64 = 1 << 62;
+
 /// Stores the launch token where the panic handler finds it. Called by the entries `#[kernel]`
 /// generates, as their first statement; not for kernel code.
 #[doc(hidden)]

@@ -24,6 +24,7 @@
 
 use ferrocuda::cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use ferrocuda::cudarc::nvrtc::Ptx;
+use ferrocuda::device::panic::ENTRY_TEST_TOKEN_BIT;
 use ferrocuda::prelude::*;
 use ferrocuda_examples::{
     EventTimer, ExampleResult, compare, launch_raw, median, optional_arg, random_f32, registers,
@@ -55,6 +56,8 @@ struct Modules {
     ours: Arc<CudaModule>,
     /// ferrocuda's kernels built with fast math, from `--fast-math-ptx`.
     fast_math: Option<Arc<CudaModule>>,
+    /// That module's PTX text (its notes: the versioned entries' tests).
+    fast_math_ptx: Option<Rc<str>>,
 }
 
 /// One kernel parameter of a raw launch, each kept in an 8-byte slot: the driver reads as many
@@ -71,14 +74,16 @@ enum Arg {
     F32(f32),
 }
 
-/// Launches `f` with `cuLaunchKernel` on the default stream; `ferrocuda_entry` appends the
-/// hidden launch token of a ferrocuda entry (0: no launch's token).
+/// Launches `f` with `cuLaunchKernel` on the default stream; `ferrocuda_entry` (the PTX module
+/// and the entry's name) appends the hidden launch token of a ferrocuda entry: no launch's token
+/// (0), with the bit a versioned entry reads as its entry test already passed when the test
+/// holds on `args`, as `launch!` sets it ([`ferrocuda::entry_test_holds`]).
 fn launch_args(
     f: &CudaFunction,
     grid: (u32, u32, u32),
     block: (u32, u32, u32),
     args: &[Arg],
-    ferrocuda_entry: bool,
+    ferrocuda_entry: Option<(&str, &str)>,
 ) -> ferrocuda::Result<()> {
     let mut values: Vec<u64> = Vec::new();
     for a in args {
@@ -89,8 +94,11 @@ fn launch_args(
             Arg::F32(v) => values.push(u64::from(v.to_bits())),
         }
     }
-    if ferrocuda_entry {
+    if let Some((ptx, entry)) = ferrocuda_entry {
         values.push(0);
+        if ferrocuda::entry_test_holds(ptx, entry, &values) == Some(true) {
+            *values.last_mut().expect("the token") = ENTRY_TEST_TOKEN_BIT;
+        }
     }
     let mut params: Vec<*mut std::ffi::c_void> =
         values.iter().map(ferrocuda_examples::param).collect();
@@ -217,15 +225,20 @@ fn raw_variants<'a>(
         variants.push(Variant {
             implementation,
             registers: registers(&f),
-            launch: Box::new(move || launch_args(&f, grid, block, &args, false)),
+            launch: Box::new(move || launch_args(&f, grid, block, &args, None)),
         });
     }
-    if let Some(fast) = &modules.fast_math {
+    if let Some((fast, ptx)) = modules
+        .fast_math
+        .as_ref()
+        .zip(modules.fast_math_ptx.clone())
+    {
         let f = fast.load_function(name)?;
+        let name = name.to_string();
         variants.push(Variant {
             implementation: Implementation::FastMath,
             registers: registers(&f),
-            launch: Box::new(move || launch_args(&f, grid, block, &fast_args, true)),
+            launch: Box::new(move || launch_args(&f, grid, block, &fast_args, Some((&ptx, &name)))),
         });
     }
     Ok(variants)
@@ -394,9 +407,11 @@ fn pathfinder_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleR
         .map(|t| (t, pyramid.min(rows - 1 - t)))
         .collect();
     let last = launches.len() % 2;
+    let fast_ptx = modules.fast_math_ptx.clone();
     let raw_sweep =
         |f: CudaFunction, pair: &Rc<RefCell<[DeviceBuffer<i32>; 2]>>, ferrocuda_entry: bool| {
             let launches = launches.clone();
+            let ptx = fast_ptx.clone();
             let w = wall.device_ptr();
             let pair = pair.borrow();
             let rows_of_pair = [pair[0].device_ptr(), pair[1].device_ptr()];
@@ -427,7 +442,9 @@ fn pathfinder_row(device: &Device, modules: &Modules, rounds: usize) -> ExampleR
                         ]
                     };
                     let blocks = launch_blocks(cols, iteration);
-                    launch_args(&f, (blocks, 1, 1), (256, 1, 1), &args, ferrocuda_entry)?;
+                    let entry =
+                        ferrocuda_entry.then(|| (ptx.as_deref().unwrap_or_default(), "pathfinder"));
+                    launch_args(&f, (blocks, 1, 1), (256, 1, 1), &args, entry)?;
                 }
                 Ok(())
             }
@@ -824,13 +841,16 @@ fn main() -> ExampleResult {
             .load_module(Ptx::from_file(path))
             .map_err(|e| format!("loading {path}: {e:?}"))
     };
+    let fast_math_path = optional_arg("--fast-math-ptx");
     let modules = Modules {
         cuda_nofma: load(&nofma)?,
         cuda_fma: load(&fma)?,
         ours: context.load_module(Ptx::from_src(kernels_idiomatic::__FERROCUDA_MODULE.ptx))?,
-        fast_math: optional_arg("--fast-math-ptx")
-            .map(|p| load(&p))
-            .transpose()?,
+        fast_math: fast_math_path.as_deref().map(load).transpose()?,
+        fast_math_ptx: fast_math_path
+            .map(|p| std::fs::read_to_string(&p).map_err(|e| format!("reading {p}: {e}")))
+            .transpose()?
+            .map(Rc::from),
         context,
     };
     // A kernel that fails (a result that differs, a driver error) is reported and the others

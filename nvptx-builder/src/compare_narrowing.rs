@@ -1001,7 +1001,7 @@ mod tests {
     }
 
     fn narrowed(ir: &str) -> String {
-        let versioned = crate::check_versioning::apply(ir).expect("versioned");
+        let versioned = crate::check_versioning::apply(ir).expect("versioned").text;
         apply(&versioned).expect("narrowed")
     }
 
@@ -1111,6 +1111,7 @@ mod tests {
         // 2^32, and nothing is narrowed.
         let versioned = crate::check_versioning::apply(crate::check_versioning::tests::TAPS)
             .expect("versioned")
+            .text
             .replace("icmp ult i32 %5, 1073741824", "icmp ult i32 %5, -1")
             .replace("icmp ult i32 %4, 1073741824", "icmp ult i32 %4, -1");
         let out = apply(&versioned).unwrap_or(versioned);

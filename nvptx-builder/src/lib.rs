@@ -71,6 +71,7 @@ mod config;
 mod contract;
 mod dead_fn_pointers;
 mod depinfo;
+mod entry_test;
 mod error;
 mod fast_math;
 mod ir_rewrite;
@@ -102,6 +103,7 @@ pub use contract::{
     BINARIES_FILE_NAME, CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, PTXAS_REPORT_FILE_NAME,
     SHARED_SECTION, cubin_file_name,
 };
+pub use entry_test::{ENTRY_TEST_NOTE_PREFIX, ENTRY_TEST_TOKEN_BIT};
 pub use fast_math::{FAST_MATH_ENV, FAST_MATH_NAMES, FAST_MATH_SECTION, FastMath, PTX_NOTE_PREFIX};
 pub use max_block::MAX_BLOCK_SECTION;
 

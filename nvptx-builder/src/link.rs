@@ -169,21 +169,31 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
     let optimized = optimize(args, llvm_bin, tmp, &rewritten, &constant)?;
     // Function pointers nothing can call (core's formatting behind panics) cost registers;
     // the fast-math flags go on after inlining ([`crate::fast_math`]).
-    let (optimized, fast_kernels) = rewrite_optimized(args, llvm_bin, tmp, optimized)?;
+    let (optimized, notes) = rewrite_optimized(args, llvm_bin, tmp, optimized)?;
     generate_ptx(args, llvm_bin, &optimized, output)?;
     keep_line_tables_only(output)?;
-    note_fast_math(output, &fast_kernels)
+    write_notes(output, &notes)
 }
 
-/// Step 7: a comment per kernel built with fast math at the top of the PTX
-/// ([`crate::fast_math::ptx_note`]), which the runtime reads back.
-fn note_fast_math(output: &Path, kernels: &[(String, crate::FastMath)]) -> Result<()> {
-    if kernels.is_empty() {
+/// What the rewrites tell the runtime through comments at the top of the PTX.
+#[derive(Default)]
+struct Notes {
+    /// The kernels built with fast math ([`crate::fast_math::ptx_note`]).
+    fast_math: Vec<(String, crate::FastMath)>,
+    /// The versioned kernels' entry tests ([`crate::entry_test::ptx_note`]).
+    entry_tests: Vec<(String, String)>,
+}
+
+/// Step 7: the notes, a comment line each at the top of the PTX, which the runtime reads back.
+fn write_notes(output: &Path, notes: &Notes) -> Result<()> {
+    if notes.fast_math.is_empty() && notes.entry_tests.is_empty() {
         return Ok(());
     }
     let ptx = std::fs::read_to_string(output)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", output.display())))?;
-    std::fs::write(output, crate::fast_math::ptx_note(&ptx, kernels))
+    let ptx = crate::fast_math::ptx_note(&ptx, &notes.fast_math);
+    let ptx = crate::entry_test::ptx_note(&ptx, &notes.entry_tests);
+    std::fs::write(output, ptx)
         .map_err(|e| Error::new(format!("cannot write {}: {e}", output.display())))
 }
 
@@ -370,7 +380,7 @@ fn rewrite_optimized(
     llvm_bin: &Path,
     tmp: &Path,
     optimized: PathBuf,
-) -> Result<(PathBuf, Vec<(String, crate::FastMath)>)> {
+) -> Result<(PathBuf, Notes)> {
     let ll = tmp.join("optimized.ll");
     let mut cmd = Command::new(tool(llvm_bin, "llvm-dis"));
     cmd.arg(&optimized).arg("-o").arg(&ll);
@@ -397,10 +407,17 @@ fn rewrite_optimized(
     let narrowed = crate::offset_checks::apply(&text);
     let changed = changed || narrowed.is_some();
     let text = narrowed.unwrap_or(text);
+    let mut notes = Notes {
+        fast_math: kernels,
+        entry_tests: Vec::new(),
+    };
     let stripped = match crate::check_versioning::apply(&text) {
-        Some(versioned) => crate::compare_narrowing::apply(&versioned).unwrap_or(versioned),
+        Some(versioned) => {
+            notes.entry_tests = versioned.notes;
+            crate::compare_narrowing::apply(&versioned.text).unwrap_or(versioned.text)
+        }
         None if changed => text,
-        None => return Ok((optimized, kernels)),
+        None => return Ok((optimized, notes)),
     };
     let stripped_ll = tmp.join("stripped.ll");
     std::fs::write(&stripped_ll, stripped)
@@ -412,7 +429,7 @@ fn rewrite_optimized(
         .arg("-o")
         .arg(&stripped_bc);
     run_tool(cmd)?;
-    Ok((stripped_bc, kernels))
+    Ok((stripped_bc, notes))
 }
 
 /// The `opt` pipeline level and the `llc` level for rustc's `-O` argument.

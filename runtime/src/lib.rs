@@ -80,6 +80,7 @@ pub use {
     launch::inspect::InspectKernel,
     vocabulary::collective::{CollectiveElement, ElementType, ReduceOp},
     vocabulary::copy_route::CopyRoute,
+    vocabulary::entry_test::entry_test_holds,
     vocabulary::error::{Error, LaunchError, Result},
     vocabulary::fast_math::FastMath,
     vocabulary::fault::{

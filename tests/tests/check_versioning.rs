@@ -101,7 +101,11 @@ fn copies(body: &str) -> (Vec<&str>, Vec<&str>) {
     let mut current = None;
     for line in body.lines().map(str::trim) {
         if line.starts_with("$L__BB") || line.starts_with("// %bb.") {
-            current = if line.contains("// %ferrocuda.fast.") {
+            // The fast copy's first block follows its entry's assumption of the test, and
+            // `llc` names the two merged after the latter.
+            current = if line.contains("// %ferrocuda.fast.")
+                || line.contains("// %ferrocuda.entry.assumed")
+            {
                 Some(true)
             } else if line.contains("// %ferrocuda.checked.") {
                 Some(false)
@@ -151,22 +155,34 @@ fn the_kernel_tests_its_slices_before_anything_else() {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('.'))
         .collect();
-    // The versioned kernel's first compare is the uniform test of `width * height` against
-    // the slices' lengths, before any thread index is read; without the pass the kernel
-    // starts with the thread indices (the launch token's `tid == 0` test).
-    let first_compare = code
+    // The versioned kernel first looks at its launch token's bit 62 (set by the runtime when
+    // it found the test true on the host), then, when it is clear, computes the uniform test
+    // of `width * height` against the slices' lengths, before any thread index is read;
+    // without the pass the kernel starts with the thread indices (the token's `tid == 0` test).
+    let bit = code
         .iter()
-        .position(|l| l.starts_with("setp."))
-        .expect("a compare");
+        .position(|l| l.starts_with("and.b64") && l.ends_with(", 4611686018427387904;"))
+        .expect("the token's bit tested");
+    let compares: Vec<usize> = (0..code.len())
+        .filter(|&i| code[i].starts_with("setp."))
+        .collect();
     let first_tid = code
         .iter()
         .position(|l| l.contains("%tid."))
         .expect("a thread index");
-    assert!(first_compare < first_tid, "no uniform test first\n{body}");
     assert!(
-        code[first_compare].contains(".u64"),
-        "{}",
-        code[first_compare]
+        bit < compares[0] && compares[1] < first_tid,
+        "no uniform test first\n{body}"
+    );
+    assert!(code[compares[1]].contains("64"), "{}", code[compares[1]]);
+    // The test is also in the module's notes, for the runtime.
+    assert!(
+        test_kernels::__FERROCUDA_MODULE
+            .ptx
+            .lines()
+            .take_while(|l| !l.starts_with(".version"))
+            .any(|l| l.starts_with("// ferrocuda entry test: column_window_sums ")),
+        "no note"
     );
     // Both copies: the checked one keeps the exact report's panic call.
     assert!(
@@ -331,6 +347,17 @@ fn a_kernel_whose_every_check_is_proved_has_a_copy_without_any() {
     }
     // The checked copy keeps its token.
     assert_eq!(has(&checked, "st.volatile.shared"), 1);
+    // The entry test is in the module's notes, over the stencil's parameters: the three
+    // dimensions (`$4`..`$6`, 32-bit) and the two slices' lengths (`$1`, `$3`).
+    let note = kernels_idiomatic::__FERROCUDA_MODULE
+        .ptx
+        .lines()
+        .take_while(|l| !l.starts_with(".version"))
+        .find_map(|l| l.strip_prefix("// ferrocuda entry test: stencil3d "))
+        .expect("the stencil's entry test note");
+    for operand in ["$1:64", "$3:64", "$4:32", "$5:32", "$6:32"] {
+        assert!(note.contains(operand), "{operand}: {note}");
+    }
 }
 
 device_tests! {

@@ -2,7 +2,8 @@
 //! device. Errors ([`error`], [`fault`], [`panic_report`]), what a device is and allows
 //! ([`limits`]), what a kernel is ([`kernel`]) and uses ([`kernel_attributes`], read from the
 //! build's [`ptxas_report`] or the driver; its PTX text through [`ptx_entry`]; the fast math it
-//! was built with, [`fast_math`]), how many of its
+//! was built with, [`fast_math`]; the test of its parameters that chooses its fast copy,
+//! [`entry_test`]), how many of its
 //! blocks fit on a multiprocessor ([`occupancy`]), the shape of a launch and its validation
 //! ([`shape`]), and the bytes of its parameters ([`params`]).
 //!
@@ -12,6 +13,7 @@ pub(crate) mod collective;
 pub(crate) mod context_loss;
 pub(crate) mod copy_route;
 pub(crate) mod driver_requirement;
+pub(crate) mod entry_test;
 pub(crate) mod error;
 pub(crate) mod fast_math;
 pub(crate) mod fault;

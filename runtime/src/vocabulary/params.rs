@@ -13,7 +13,11 @@ pub(crate) struct ParamBuffer {
     words: SmallVec<[u64; 16]>,
     /// Bytes in use.
     len: usize,
+    /// Where each parameter starts in `words`, in bytes (always at a word boundary: smaller
+    /// parameters are padded).
     offsets: SmallVec<[u32; 16]>,
+    /// Each parameter's size in bytes (not derivable from the offsets, because of the padding).
+    sizes: SmallVec<[u32; 16]>,
 }
 
 impl ParamBuffer {
@@ -38,6 +42,7 @@ impl ParamBuffer {
                 .push(unsafe { std::mem::transmute_copy::<T, u64>(&*value) });
             self.len = offset + 8;
             self.offsets.push(offset as u32);
+            self.sizes.push(8);
             return;
         }
         let align = std::mem::align_of::<T>().max(8);
@@ -58,6 +63,44 @@ impl ParamBuffer {
         self.len = end;
         // Kernel parameters are limited to a few KiB, far below u32::MAX.
         self.offsets.push(offset as u32);
+        self.sizes.push(std::mem::size_of::<T>() as u32);
+    }
+
+    /// Parameter `index` read as an unsigned integer of `bits` bits (32 or 64): `None` when
+    /// there is no such parameter, `bits` is neither, or the parameter is not exactly `bits / 8`
+    /// bytes long.
+    #[inline]
+    pub(crate) fn unsigned(&self, index: usize, bits: u32) -> Option<u64> {
+        let size = *self.sizes.get(index)? as usize;
+        if !matches!(bits, 32 | 64) || size * 8 != bits as usize {
+            return None;
+        }
+        let offset = *self.offsets.get(index)? as usize;
+        // Every parameter starts at a word boundary.
+        let word = *self.words.get(offset / 8)?;
+        // A 4-byte parameter is the word's first four bytes, in native order.
+        Some(if bits == 64 {
+            word
+        } else {
+            let [a, b, c, d, ..] = word.to_ne_bytes();
+            u64::from(u32::from_ne_bytes([a, b, c, d]))
+        })
+    }
+
+    /// ORs `bits` into the last parameter when it is an 8-byte value (the launch token, which
+    /// the launcher pushes last); says whether it did.
+    #[inline]
+    pub(crate) fn or_into_last(&mut self, bits: u64) -> bool {
+        match (self.offsets.last(), self.sizes.last()) {
+            (Some(&offset), Some(8)) => match self.words.get_mut(offset as usize / 8) {
+                Some(word) => {
+                    *word |= bits;
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        }
     }
 
     /// One pointer per parameter, as `cuLaunchKernel` takes them.
@@ -134,5 +177,83 @@ impl ParamSource for ParamCursor<'_> {
         self.next += 1;
         // SAFETY: the caller guarantees `T` is the type written for this parameter.
         unsafe { self.reader.get(index) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parameters of each size, as the launcher pushes them, then a token.
+    fn launch_params() -> ParamBuffer {
+        let mut params = ParamBuffer::default();
+        params.push(0x1122_3344_5566_7788u64);
+        params.push(0xAABB_CCDDu32);
+        params.push(0xFFFF_FFFFu32);
+        params.push(7u16);
+        params.push([1u64, 2]);
+        params.push(-2i64);
+        params.push(42u64);
+        params
+    }
+
+    #[test]
+    fn reads_a_parameter_as_exactly_its_width() {
+        let params = launch_params();
+        assert_eq!(params.count(), 7);
+        assert_eq!(params.unsigned(0, 64), Some(0x1122_3344_5566_7788));
+        assert_eq!(params.unsigned(1, 32), Some(0xAABB_CCDD));
+        // Unsigned: no sign extension.
+        assert_eq!(params.unsigned(2, 32), Some(0xFFFF_FFFF));
+        assert_eq!(params.unsigned(5, 64), Some(u64::MAX - 1));
+        assert_eq!(params.unsigned(6, 64), Some(42));
+        // Another size than the parameter's (its padding does not count), a width that is
+        // neither 32 nor 64, or no such parameter.
+        for (index, bits) in [
+            (0, 32),
+            (1, 64),
+            (2, 64),
+            (3, 32),
+            (3, 64),
+            (4, 64),
+            (4, 32),
+            (6, 16),
+            (6, 8),
+            (0, 0),
+            (7, 64),
+            (usize::MAX, 32),
+        ] {
+            assert_eq!(params.unsigned(index, bits), None, "{index} {bits}");
+        }
+        assert_eq!(ParamBuffer::default().unsigned(0, 64), None);
+    }
+
+    #[test]
+    fn ors_bits_into_the_last_parameter_when_it_is_a_word() {
+        let mut params = launch_params();
+        assert!(params.or_into_last(1 << 62));
+        assert_eq!(params.unsigned(6, 64), Some(42 | 1 << 62));
+        // SAFETY: parameter 6 was written as a `u64`.
+        assert_eq!(unsafe { params.reader().get::<u64>(6) }, 42 | 1 << 62);
+        // What the driver reads through the parameter's pointer.
+        let pointer = params.pointers()[6].cast::<u64>();
+        // SAFETY: the pointer addresses the 8 bytes of parameter 6 in `params`, alive here.
+        assert_eq!(unsafe { pointer.read_unaligned() }, 42 | 1 << 62);
+        // The other parameters are untouched.
+        assert_eq!(params.unsigned(0, 64), Some(0x1122_3344_5566_7788));
+        assert_eq!(params.unsigned(5, 64), Some(u64::MAX - 1));
+
+        // A last parameter of another size, or none, is left alone.
+        let mut params = ParamBuffer::default();
+        assert!(!params.or_into_last(1));
+        params.push(5u64);
+        params.push(9u32);
+        assert!(!params.or_into_last(1 << 62));
+        assert_eq!(params.unsigned(1, 32), Some(9));
+        assert_eq!(params.unsigned(0, 64), Some(5));
+        params.push([0u64; 2]);
+        assert!(!params.or_into_last(1));
+        // SAFETY: parameter 2 was written as a `[u64; 2]`.
+        assert_eq!(unsafe { params.reader().get::<[u64; 2]>(2) }, [0, 0]);
     }
 }

@@ -8,8 +8,8 @@
 //! (`token % PANIC_SLOTS`).
 
 use crate::panic::{
-    COOPERATIVE_TOKEN_BIT, PANIC_KIND_MESSAGE, PANIC_SLOTS, PANIC_STATE_COMPLETE,
-    PANIC_STATE_EMPTY, PANIC_STATE_WRITING, PanicRecord,
+    COOPERATIVE_TOKEN_BIT, ENTRY_TEST_TOKEN_BIT, PANIC_KIND_MESSAGE, PANIC_SLOTS,
+    PANIC_STATE_COMPLETE, PANIC_STATE_EMPTY, PANIC_STATE_WRITING, PanicRecord,
 };
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -112,8 +112,9 @@ pub(crate) fn record(
     // and the host reads them only after `state` says complete. The fences and `exit` touch no
     // memory of Rust's.
     unsafe {
-        let token =
-            (&raw const LAUNCH_TOKEN).cast::<u64>().read_volatile() & !COOPERATIVE_TOKEN_BIT;
+        // The token without the flag bits the runtime may set in it.
+        let token = (&raw const LAUNCH_TOKEN).cast::<u64>().read_volatile()
+            & !(COOPERATIVE_TOKEN_BIT | ENTRY_TEST_TOKEN_BIT);
         let slot = (token % PANIC_SLOTS as u64) as usize;
         let record = (&raw mut FERROCUDA_PANIC_RECORD)
             .cast::<PanicRecord>()

@@ -8,12 +8,15 @@
 //!
 //! The hot path (a cached function, a shape within limits) takes one uncontended lock, one
 //! binary search and one `Arc` clone, allocates nothing and makes one driver call besides the
-//! launch (`cuCtxSetCurrent`, which the driver answers from thread-local state).
+//! launch (`cuCtxSetCurrent`, which the driver answers from thread-local state); a versioned
+//! kernel's entry test is evaluated on the parameters (a few dozen integer operations, see
+//! `vocabulary/entry_test.rs`), and when it holds, `ENTRY_TEST_TOKEN_BIT` is set in the token.
 
 use super::CudaDevice;
 use super::driver::driver;
 use super::module::LoadedFunction;
 use super::stream::CudaStreamHandle;
+use crate::device::panic::ENTRY_TEST_TOKEN_BIT;
 use crate::vocabulary::error::{LaunchError, Result, shape};
 use crate::vocabulary::kernel::KernelInfo;
 use crate::vocabulary::limits::DeviceLimits;
@@ -38,6 +41,13 @@ impl CudaDevice {
     ) -> Result<()> {
         let function = self.function(info)?;
         check_function(launch, info, &function, limits, device)?;
+        // The kernel's test of its parameters, done here once instead of in every thread; the
+        // token (the last parameter) tells the kernel it held.
+        if let Some(test) = &function.entry_test
+            && test.holds(params)
+        {
+            params.or_into_last(ENTRY_TEST_TOKEN_BIT);
+        }
         allow_dynamic_shared(launch.shared_mem_bytes, &function)?;
         self.bind()?;
         let mut pointers = params.pointers();

@@ -18,6 +18,7 @@ use crate::Dim3;
 use crate::device::panic::{
     PANIC_EPOCH_SYMBOL, PANIC_RECORD_SYMBOL, PANIC_SLOTS, PANIC_STATE_COMPLETE, PanicRecord,
 };
+use crate::vocabulary::entry_test::{EntryTest, entry_test_of};
 use crate::vocabulary::error::{Error, Result};
 use crate::vocabulary::kernel::{KernelInfo, ModuleFormat, PtxModule};
 use crate::vocabulary::panic_report::{
@@ -68,6 +69,10 @@ pub(crate) struct LoadedFunction {
     pub(crate) static_shared_bytes: u32,
     /// The dynamic shared memory the function is currently allowed (raised on demand).
     pub(crate) dynamic_shared_allowed: AtomicU32,
+    /// The test of its parameters that chooses its fast copy, when nvptx-builder versioned it
+    /// and noted the test in the PTX: a launch whose parameters pass it sets
+    /// `ENTRY_TEST_TOKEN_BIT` in its token, sparing each thread the test.
+    pub(crate) entry_test: Option<EntryTest>,
 }
 
 impl ModuleCache {
@@ -172,6 +177,7 @@ impl ModuleCache {
                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             )?),
             function,
+            entry_test: entry_test_of(info.module.ptx, info.name),
         })
     }
 

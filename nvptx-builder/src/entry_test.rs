@@ -1,0 +1,276 @@
+//! The entry test of a versioned kernel, written for the runtime to evaluate on the host.
+//!
+//! [`crate::check_versioning`] gives a kernel a fast copy without the bounds checks its guards
+//! decide, chosen by a test of the kernel's integer parameters (`nz * ny * nx <= input.len()`,
+//! each factor below 2^30, ...). Every thread computes that test: about 14 SASS instructions
+//! for the 3-D stencil, whose interior thread runs about 60 more, and that was the whole of its
+//! gap to CUDA C on the H100 (0.926x with the test, 0.993x without it, the same fast copy; see
+//! `bench/results/`). The test depends on nothing a thread knows that the launcher does not,
+//! so the launcher can compute it once per launch instead.
+//!
+//! The builder writes the test as a small program in a comment line at the top of the PTX,
+//! `// ferrocuda entry test: <entry> <program>` ([`ENTRY_TEST_NOTE_PREFIX`]), and the kernel's
+//! new entry first looks at bit 62 of its launch token ([`ENTRY_TEST_TOKEN_BIT`], the hidden
+//! last parameter `#[kernel]` adds): when set, the runtime evaluated the program on this
+//! launch's parameters and it held, and the kernel goes straight to the fast copy; when clear
+//! (the test failed, a graph replay, a launcher that does not know the note), the kernel
+//! computes the test itself as before. So the note is an optimisation the runtime may ignore,
+//! never something the kernel's correctness depends on a launcher it cannot see.
+//!
+//! The program: ops separated by `;`; op `i` defines `%i`; each op is
+//! `<opcode>[.<flag>]* <width> <operand> [<operand>]`, the width being the result's (an
+//! `icmp`'s: its operands'); an operand is `%n`, `$n:w` (entry parameter `n` read as a `w`-bit
+//! unsigned integer) or a decimal constant. Opcodes and flags are LLVM's (`zext.nneg`,
+//! `trunc.nuw`, `add.nuw.nsw`, `or.disjoint`, `icmp.ule`, `icmp.ult.samesign`, ...), with LLVM's
+//! meaning: a flag whose promise fails makes the value poison, and the runtime then leaves the
+//! bit clear. The program's value is its last op's, one bit.
+
+use crate::offset_checks::strip_metadata;
+use std::collections::HashMap;
+
+/// What starts an entry-test note line of the PTX (read back by the runtime).
+pub const ENTRY_TEST_NOTE_PREFIX: &str = "// ferrocuda entry test: ";
+
+/// The launch-token bit the runtime sets when the entry test held on the host (`1 << 62`;
+/// `ferrocuda_device::panic::ENTRY_TEST_TOKEN_BIT` on the device side).
+pub const ENTRY_TEST_TOKEN_BIT: u64 = 1 << 62;
+
+/// The function's parameters in order, `(type, name)`: `i32 noundef %0` is `("i32", "%0")`.
+pub(crate) fn parameters(define: &str) -> Vec<(String, String)> {
+    let Some(open) = define.find('(') else {
+        return Vec::new();
+    };
+    let params = &define[open + 1..];
+    let close = crate::ir_syntax::matching_paren(&define[open..]).map_or(params.len(), |c| c - 1);
+    crate::ir_syntax::split_top_level(&params[..close])
+        .into_iter()
+        .filter_map(|p| {
+            let p = p.trim();
+            let ty = p.split(' ').next()?;
+            let name = p.rsplit(' ').next()?;
+            name.starts_with('%')
+                .then(|| (ty.to_string(), name.to_string()))
+        })
+        .collect()
+}
+
+/// The parameter holding the launch token: the `i64` the entry stores to the panic handler's
+/// `LAUNCH_TOKEN` (the first statement of every `#[kernel]` entry).
+pub(crate) fn launch_token(define: &str, body: &[&str]) -> Option<String> {
+    let params = parameters(define);
+    body.iter().find_map(|line| {
+        let rest = line.trim().strip_prefix("store volatile i64 ")?;
+        let (value, target) = rest.split_once(", ")?;
+        target.contains("LAUNCH_TOKEN").then_some(())?;
+        params
+            .iter()
+            .any(|(ty, name)| ty == "i64" && name == value)
+            .then(|| value.to_string())
+    })
+}
+
+/// The note program of a test computed by `lines` (`(name, instruction)` in order, each
+/// operand a parameter of `define`, an earlier line's name or a constant), whose value is
+/// `result`; `None` when an instruction is not one the program language has.
+pub(crate) fn program(define: &str, lines: &[(String, String)], result: &str) -> Option<String> {
+    let params: HashMap<String, (usize, u32)> = parameters(define)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, (ty, name))| Some((name, (i, width(&ty)?))))
+        .collect();
+    let mut values: HashMap<&str, (usize, u32)> = HashMap::new();
+    let mut ops = Vec::new();
+    for (name, inst) in lines {
+        let (op, w) = op(strip_metadata(inst.trim()), &params, &values)?;
+        values.insert(name, (ops.len(), w));
+        ops.push(op);
+    }
+    let &(last, w) = values.get(result)?;
+    if w != 1 {
+        return None;
+    }
+    if last + 1 != ops.len() {
+        ops.push(format!("and 1 %{last} %{last}"));
+    }
+    Some(ops.join(";"))
+}
+
+/// The width of an integer type (`i32` is 32).
+fn width(ty: &str) -> Option<u32> {
+    ty.strip_prefix('i')?.parse().ok()
+}
+
+/// One instruction as a program op, with its result width.
+fn op(
+    inst: &str,
+    params: &HashMap<String, (usize, u32)>,
+    values: &HashMap<&str, (usize, u32)>,
+) -> Option<(String, u32)> {
+    let operand = |v: &str, w: u32| -> Option<String> {
+        if let Some(&(i, vw)) = values.get(v) {
+            return (vw == w).then(|| format!("%{i}"));
+        }
+        if let Some(&(i, pw)) = params.get(v) {
+            return (pw == w && (w == 32 || w == 64)).then(|| format!("${i}:{w}"));
+        }
+        match v {
+            "true" if w == 1 => Some("1".to_string()),
+            "false" if w == 1 => Some("0".to_string()),
+            _ => v.parse::<i128>().ok().map(|c| c.to_string()),
+        }
+    };
+    let mut words = inst.split(' ');
+    let opcode = words.next()?;
+    let mut flags = Vec::new();
+    let mut rest: Vec<&str> = words.collect();
+    let allowed: &[&str] = match opcode {
+        "zext" => &["nneg"],
+        "trunc" | "add" | "sub" | "mul" | "shl" => &["nuw", "nsw"],
+        "lshr" => &["exact"],
+        "or" => &["disjoint"],
+        "icmp" => &["samesign"],
+        "sext" | "and" | "xor" => &[],
+        _ => return None,
+    };
+    while let Some(&w) = rest.first() {
+        if !allowed.contains(&w) {
+            break;
+        }
+        flags.push(w);
+        rest.remove(0);
+    }
+    let mut name = opcode.to_string();
+    if opcode == "icmp" {
+        let pred = crate::check_versioning::canonical(rest.first()?)?;
+        rest.remove(0);
+        name = format!("icmp.{pred}");
+    }
+    for f in &flags {
+        name.push('.');
+        name.push_str(f);
+    }
+    let rest = rest.join(" ");
+    if matches!(opcode, "zext" | "sext" | "trunc") {
+        // `zext i32 %x to i64`
+        let (from, to) = rest.split_once(" to ")?;
+        let (from_ty, value) = from.split_once(' ')?;
+        let (from_w, to_w) = (width(from_ty)?, width(to.trim())?);
+        let value = operand(value.trim(), from_w)?;
+        return Some((format!("{name} {to_w} {value}"), to_w));
+    }
+    // `add i64 %a, %b`, `icmp ult i32 %a, 7`
+    let (ty, operands) = rest.split_once(' ')?;
+    let w = width(ty)?;
+    let (a, b) = operands.split_once(", ")?;
+    let (a, b) = (operand(a.trim(), w)?, operand(b.trim(), w)?);
+    let result = if opcode == "icmp" { 1 } else { w };
+    Some((format!("{name} {w} {a} {b}"), result))
+}
+
+/// `ptx` with a [`ENTRY_TEST_NOTE_PREFIX`] line for each `(entry, program)` before its
+/// `.version` line.
+pub(crate) fn ptx_note(ptx: &str, notes: &[(String, String)]) -> String {
+    let mut note = String::new();
+    for (entry, program) in notes {
+        note.push_str(&format!("{ENTRY_TEST_NOTE_PREFIX}{entry} {program}\n"));
+    }
+    let at = ptx.find("\n.version").map_or(0, |i| i + 1);
+    format!("{}{note}{}", &ptx[..at], &ptx[at..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEFINE: &str = "define ptx_kernel void @k(ptr noundef %a, i64 noundef range(i64 0, 4294967296) %len, i32 noundef %nx, i32 %ny, i64 noundef %token) #0 {";
+
+    fn lines(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, i)| (n.to_string(), i.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn reads_parameters_in_order_with_their_types() {
+        let p = parameters(DEFINE);
+        let names: Vec<(&str, &str)> = p.iter().map(|(t, n)| (t.as_str(), n.as_str())).collect();
+        assert_eq!(
+            names,
+            [
+                ("ptr", "%a"),
+                ("i64", "%len"),
+                ("i32", "%nx"),
+                ("i32", "%ny"),
+                ("i64", "%token")
+            ]
+        );
+    }
+
+    #[test]
+    fn finds_the_token_by_its_store() {
+        let body = [
+            "  %t = and i64 %len, 3\n",
+            "  store volatile i64 %token, ptr addrspacecast (ptr addrspace(3) @_RNv5panic12LAUNCH_TOKEN to ptr), align 8, !dbg !4\n",
+        ];
+        assert_eq!(launch_token(DEFINE, &body).as_deref(), Some("%token"));
+        // A store of something else, or no store: no token.
+        let other = ["  store volatile i64 %len, ptr @x, align 8\n"];
+        assert_eq!(launch_token(DEFINE, &other), None);
+    }
+
+    #[test]
+    fn writes_a_product_test_as_a_program() {
+        let test = lines(&[
+            ("%v.x", "zext i32 %nx to i64, !dbg !7"),
+            ("%v.y", "zext nneg i32 %ny to i64"),
+            ("%v.p", "mul nuw i64 %v.x, %v.y"),
+            ("%v.fits", "icmp ule i64 %v.p, %len"),
+            ("%v.small", "icmp ult i32 %nx, 1073741824"),
+            ("%v.all", "and i1 %v.fits, %v.small"),
+        ]);
+        assert_eq!(
+            program(DEFINE, &test, "%v.all").as_deref(),
+            Some(
+                "zext 64 $2:32;zext.nneg 64 $3:32;mul.nuw 64 %0 %1;icmp.ule 64 %2 $1:64;\
+                 icmp.ult 32 $2:32 1073741824;and 1 %3 %4"
+            )
+        );
+        // A result that is not the last line is repeated at the end.
+        assert_eq!(
+            program(DEFINE, &test, "%v.fits")
+                .as_deref()
+                .map(|p| p.rsplit(';').next()),
+            Some(Some("and 1 %3 %3"))
+        );
+    }
+
+    #[test]
+    fn refuses_what_the_language_lacks() {
+        let cases: [&[(&str, &str)]; 5] = [
+            // An instruction outside the language.
+            &[("%v", "udiv i64 %len, 3"), ("%c", "icmp eq i64 %v, 0")],
+            // An operand of the wrong width (the 64-bit length as an i32).
+            &[("%c", "icmp ult i32 %len, 7")],
+            // A pointer parameter.
+            &[("%c", "icmp eq i64 %a, 0")],
+            // An unknown value.
+            &[("%c", "icmp eq i64 %elsewhere, 0")],
+            // A result that is not one bit.
+            &[("%c", "add i64 %len, 1")],
+        ];
+        for case in cases {
+            let test = lines(case);
+            let result = test.last().unwrap().0.clone();
+            assert_eq!(program(DEFINE, &test, &result), None, "{case:?}");
+        }
+    }
+
+    #[test]
+    fn notes_go_before_the_version_line() {
+        let ptx = "//\n// Generated by LLVM NVPTX Back-End\n//\n\n.version 7.8\n.target sm_90\n";
+        let out = ptx_note(ptx, &[("k".into(), "icmp.eq 64 $1:64 0".into())]);
+        assert!(
+            out.contains("//\n\n// ferrocuda entry test: k icmp.eq 64 $1:64 0\n.version 7.8\n")
+        );
+    }
+}

@@ -65,7 +65,7 @@ const SLOW_PREFIX: &str = "ferrocuda.checked.";
 /// Prefix of the values the new entry block computes for its test.
 const VERSION_PREFIX: &str = "ferrocuda.version.";
 
-/// Prefix of the fast copy's assumed copy of the test.
+/// Prefix of the fast copy's assumed copies of the test's factor limits.
 const ASSUMED_PREFIX: &str = "ferrocuda.assumed.";
 
 /// The block computing the entry test.
@@ -283,17 +283,9 @@ fn version_function(
 
 /// The names of the function's parameters (`%0`, `%len`, `%"a b"`), as the body uses them.
 pub(crate) fn argument_names(define: &str) -> HashSet<String> {
-    let Some(open) = define.find('(') else {
-        return HashSet::new();
-    };
-    let params = &define[open + 1..];
-    let close = crate::ir_syntax::matching_paren(&define[open..]).map_or(params.len(), |c| c - 1);
-    crate::ir_syntax::split_top_level(&params[..close])
+    entry_test::parameters(define)
         .into_iter()
-        .filter_map(|p| {
-            let last = p.trim().rsplit(' ').next()?;
-            last.starts_with('%').then(|| last.to_string())
-        })
+        .map(|(_, name)| name)
         .collect()
 }
 
@@ -993,6 +985,7 @@ fn emit(
     // Factors widened from a 32-bit argument also get a limit, so that the fast copy's index
     // arithmetic around them provably fits in 32 bits ([`crate::compare_narrowing`]).
     let mut limited: Vec<&str> = Vec::new();
+    let mut limits: Vec<String> = Vec::new();
     for proof in proofs {
         for factor in &proof.factors {
             let Some(arg) = narrow_operand(factor, defs).filter(|a| args.contains(*a)) else {
@@ -1004,7 +997,8 @@ fn emit(
             let small = format!("%{VERSION_PREFIX}small{}", limited.len());
             limited.push(arg);
             test.push((small.clone(), format!("icmp ult i32 {arg}, {FACTOR_LIMIT}")));
-            tests.push(small);
+            tests.push(small.clone());
+            limits.push(small);
         }
     }
     let mut all = tests[0].clone();
@@ -1038,24 +1032,26 @@ fn emit(
         "\n{TEST_BLOCK}:\n{lines}  br i1 {all}, label %{ASSUMED_BLOCK}, label {}\n",
         slow(&entry)
     ));
-    // The fast copy is entered through a block that recomputes the test and assumes it: the
-    // facts the passes after this one read ([`crate::compare_narrowing`]: the factors' limits)
-    // hold on both ways in. The assumption's operands feed nothing else, so `llc` emits no
-    // code for them.
-    let assumed = |text: &str| {
-        text.replace(&format!("%{VERSION_PREFIX}"), &format!("%{ASSUMED_PREFIX}"))
-            .replace(
-                &format!("%\"{VERSION_PREFIX}"),
-                &format!("%\"{ASSUMED_PREFIX}"),
-            )
-    };
+    // The fast copy is entered through a block that assumes the factors' limits: the facts
+    // the passes after this one read ([`crate::compare_narrowing`]) hold on both ways in. The
+    // limits compare arguments with constants, so the block costs `llc` no register and no
+    // instruction; recomputing the whole test there (products and all) took the convolution
+    // from 32 to 35 registers in the driver's JIT and from 1.02x to 0.95x its CUDA C twin.
     // Written just before the fast copy, which keeps `llc`'s layout of the blocks as it was
-    // with the test in the entry (the checked copy first): placed after the test, the fast
-    // copy took the convolution from 32 to 36 registers and 1.02x to 0.97x its CUDA C twin.
+    // with the test in the entry (the checked copy first).
+    let assumptions: String = limits
+        .iter()
+        .map(|small| {
+            let (_, inst) = test
+                .iter()
+                .find(|(name, _)| name == small)
+                .expect("a limit");
+            let name = small.replacen(VERSION_PREFIX, ASSUMED_PREFIX, 1);
+            format!("  {name} = {inst}\n  call void @llvm.assume(i1 {name})\n")
+        })
+        .collect();
     let assumed_block = format!(
-        "\n{ASSUMED_BLOCK}:\n{}  call void @llvm.assume(i1 {})\n  br label {}\n",
-        assumed(&lines),
-        assumed(&all),
+        "\n{ASSUMED_BLOCK}:\n{assumptions}  br label {}\n",
         fast(&entry)
     );
     // The original body, then the fast copy without its proved checks.
@@ -1711,19 +1707,20 @@ done:
             test.ends_with(", label %ferrocuda.entry.assumed, label %ferrocuda.checked.10"),
             "{test}"
         );
-        // The fast copy is entered through the test's assumption, recomputed.
+        // The fast copy is entered through a block assuming the factors' limits, and only
+        // them: no product of the test is recomputed there.
         let assumed = &body[body.find("ferrocuda.entry.assumed:").unwrap()..];
         let assumed = &assumed[..assumed.find("br label %ferrocuda.fast.10\n").unwrap()];
-        assert!(
-            assumed.contains(
-                "%ferrocuda.assumed.fits0 = icmp ule i64 %ferrocuda.assumed.product0.2, %ferrocuda.assumed.11"
-            ),
-            "{assumed}"
-        );
-        assert!(
-            assumed.contains("call void @llvm.assume(i1 %ferrocuda.assumed.all"),
-            "{assumed}"
-        );
+        for (k, arg) in ["%6", "%5", "%4"].iter().enumerate() {
+            assert!(
+                assumed.contains(&format!(
+                    "  %ferrocuda.assumed.small{k} = icmp ult i32 {arg}, 1073741824\n  \
+                     call void @llvm.assume(i1 %ferrocuda.assumed.small{k})\n"
+                )),
+                "{assumed}"
+            );
+        }
+        assert_eq!(assumed.matches(" = ").count(), 3, "{assumed}");
         // Every check of the fast copy is decided, each with what it proved assumed; the
         // original keeps them all.
         for (check, ok, fail) in [

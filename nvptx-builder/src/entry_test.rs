@@ -55,17 +55,19 @@ pub(crate) fn parameters(define: &str) -> Vec<(String, String)> {
 }
 
 /// The parameter holding the launch token: the `i64` the entry stores to the panic handler's
-/// `LAUNCH_TOKEN` (the first statement of every `#[kernel]` entry).
+/// `LAUNCH_TOKEN` (the first statement of every `#[kernel]` entry), which must be the entry's
+/// last parameter: the runtime sets [`ENTRY_TEST_TOKEN_BIT`] in the last parameter of the
+/// launch, so an entry whose token is elsewhere gets no bit test (it computes its test).
 pub(crate) fn launch_token(define: &str, body: &[&str]) -> Option<String> {
     let params = parameters(define);
+    let (ty, last) = params.last()?;
+    if ty != "i64" {
+        return None;
+    }
     body.iter().find_map(|line| {
         let rest = line.trim().strip_prefix("store volatile i64 ")?;
         let (value, target) = rest.split_once(", ")?;
-        target.contains("LAUNCH_TOKEN").then_some(())?;
-        params
-            .iter()
-            .any(|(ty, name)| ty == "i64" && name == value)
-            .then(|| value.to_string())
+        (target.contains("LAUNCH_TOKEN") && value == last).then(|| value.to_string())
     })
 }
 
@@ -170,12 +172,7 @@ fn op(
 /// `ptx` with a [`ENTRY_TEST_NOTE_PREFIX`] line for each `(entry, program)` before its
 /// `.version` line.
 pub(crate) fn ptx_note(ptx: &str, notes: &[(String, String)]) -> String {
-    let mut note = String::new();
-    for (entry, program) in notes {
-        note.push_str(&format!("{ENTRY_TEST_NOTE_PREFIX}{entry} {program}\n"));
-    }
-    let at = ptx.find("\n.version").map_or(0, |i| i + 1);
-    format!("{}{note}{}", &ptx[..at], &ptx[at..])
+    crate::link::ptx_notes(ptx, ENTRY_TEST_NOTE_PREFIX, notes)
 }
 
 #[cfg(test)]
@@ -216,6 +213,13 @@ mod tests {
         // A store of something else, or no store: no token.
         let other = ["  store volatile i64 %len, ptr @x, align 8\n"];
         assert_eq!(launch_token(DEFINE, &other), None);
+        // The runtime sets the bit in the launch's last parameter: a token stored from any
+        // other parameter is not one the bit can reach.
+        let len = ["  store volatile i64 %len, ptr @LAUNCH_TOKEN, align 8\n"];
+        assert_eq!(launch_token(DEFINE, &len), None);
+        let moved = "define ptx_kernel void @k(i64 noundef %token, i64 noundef %len) #0 {";
+        let token = ["  store volatile i64 %token, ptr @LAUNCH_TOKEN, align 8\n"];
+        assert_eq!(launch_token(moved, &token), None);
     }
 
     #[test]

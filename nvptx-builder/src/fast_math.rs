@@ -222,12 +222,7 @@ pub const PTX_NOTE_PREFIX: &str = "// ferrocuda fast math: ";
 /// `ptx` with a [`PTX_NOTE_PREFIX`] line for each of `kernels` before its `.version` line (at
 /// the end of the leading comments when it has none).
 pub(crate) fn ptx_note(ptx: &str, kernels: &[(String, FastMath)]) -> String {
-    let mut note = String::new();
-    for (kernel, flags) in kernels {
-        note.push_str(&format!("{PTX_NOTE_PREFIX}{kernel} {flags}\n"));
-    }
-    let at = ptx.find("\n.version").map_or(0, |i| i + 1);
-    format!("{}{note}{}", &ptx[..at], &ptx[at..])
+    crate::link::ptx_notes(ptx, PTX_NOTE_PREFIX, kernels)
 }
 
 /// The flags of every defined function: a kernel's are the crate's and its marker's; another

@@ -197,6 +197,22 @@ fn write_notes(output: &Path, notes: &Notes) -> Result<()> {
         .map_err(|e| Error::new(format!("cannot write {}: {e}", output.display())))
 }
 
+/// `ptx` with a `{prefix}{entry} {note}` comment line for each `(entry, note)` before its
+/// `.version` line (at the end of the leading comments when it has none): the notes the
+/// builder leaves the runtime ([`crate::fast_math::ptx_note`], [`crate::entry_test::ptx_note`]).
+pub(crate) fn ptx_notes<T: std::fmt::Display>(
+    ptx: &str,
+    prefix: &str,
+    notes: &[(String, T)],
+) -> String {
+    let mut lines = String::new();
+    for (entry, note) in notes {
+        lines.push_str(&format!("{prefix}{entry} {note}\n"));
+    }
+    let at = ptx.find("\n.version").map_or(0, |i| i + 1);
+    format!("{}{lines}{}", &ptx[..at], &ptx[at..])
+}
+
 /// Step 6: the DWARF sections llc writes beside the line table removed
 /// ([`crate::line_tables`]).
 fn keep_line_tables_only(output: &Path) -> Result<()> {

@@ -131,28 +131,13 @@ enum Operand {
 /// The entry test of entry `name` in the PTX module `ptx`: `None` when no note names it, more
 /// than one does, or its program is malformed (the kernel then computes its test itself).
 pub(crate) fn entry_test_of(ptx: &str, name: &str) -> Option<EntryTest> {
-    let mut found = None;
-    for line in ptx.lines() {
-        // The notes come before `.version`; nothing after it is one.
-        if line.starts_with(".version") {
-            break;
-        }
-        let Some((entry, program)) = line
-            .strip_prefix(ENTRY_TEST_NOTE_PREFIX)
-            .and_then(|note| note.split_once(' '))
-        else {
-            continue;
-        };
-        if entry != name {
-            continue;
-        }
-        if found.is_some() {
-            // Two notes for one entry: trust neither.
-            return None;
-        }
-        found = Some(program);
+    let mut notes = super::ptx_entry::entry_notes(ptx, ENTRY_TEST_NOTE_PREFIX, name);
+    let program = notes.next()?;
+    if notes.next().is_some() {
+        // Two notes for one entry: trust neither.
+        return None;
     }
-    EntryTest::parse(found?.trim_end())
+    EntryTest::parse(program.trim_end())
 }
 
 /// Whether the entry test of `entry` in the PTX module `ptx` holds on `params`, the entry's

@@ -50,20 +50,7 @@ impl fmt::Display for FastMath {
 /// The fast math of entry `name` in the PTX module `ptx`: off when no note names it.
 pub(crate) fn fast_math_of(ptx: &str, name: &str) -> FastMath {
     let mut out = FastMath::default();
-    for line in ptx.lines() {
-        // The notes come before `.version`; nothing after it is one.
-        if line.starts_with(".version") {
-            break;
-        }
-        let Some((entry, flags)) = line
-            .strip_prefix(PTX_NOTE_PREFIX)
-            .and_then(|note| note.split_once(' '))
-        else {
-            continue;
-        };
-        if entry != name {
-            continue;
-        }
+    for flags in super::ptx_entry::entry_notes(ptx, PTX_NOTE_PREFIX, name) {
         for flag in flags.trim().split(',') {
             match flag {
                 "contract" => out.contract = true,

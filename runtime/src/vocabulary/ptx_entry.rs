@@ -1,5 +1,6 @@
 //! [`entry_text`]: the text of one `.entry` of a PTX module, from its declaration to its closing
-//! brace, as `inspect_asm` shows it in Numba.
+//! brace, as `inspect_asm` shows it in Numba; [`entry_notes`]: the builder's notes about one
+//! entry at the top of the module.
 
 /// The PTX of entry `name` in `ptx`: from the line that declares it (`.visible .entry name(` or
 /// `.entry name(`) to the `}` at the start of a line that closes its body. `None` when the module
@@ -32,6 +33,23 @@ pub fn entry_text<'p>(ptx: &'p str, name: &str) -> Option<&'p str> {
         offset += line.len();
     }
     None
+}
+
+/// What the notes starting with `prefix` say about entry `name` in `ptx`: the rest of each
+/// `{prefix}{name} {note}` comment line before `.version`, where nvptx-builder writes them (its
+/// fast-math flags and entry tests).
+pub(crate) fn entry_notes<'p>(
+    ptx: &'p str,
+    prefix: &'p str,
+    name: &'p str,
+) -> impl Iterator<Item = &'p str> + 'p {
+    ptx.lines()
+        // The notes come before `.version`; nothing after it is one.
+        .take_while(|line| !line.starts_with(".version"))
+        .filter_map(move |line| {
+            let (entry, note) = line.strip_prefix(prefix)?.split_once(' ')?;
+            (entry == name).then_some(note)
+        })
 }
 
 #[cfg(test)]

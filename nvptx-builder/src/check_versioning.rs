@@ -81,6 +81,14 @@ const FACTOR_LIMIT: u64 = 1 << 30;
 /// How many single-predecessor blocks the walk for a check's guards crosses at most.
 const MAX_WALK: usize = 32;
 
+/// The limits (as powers of two) tried for the arguments and block indices of a kernel
+/// versioned for its 32-bit arithmetic alone, the largest first.
+const NARROWING_LIMITS: [u32; 8] = [30, 24, 20, 16, 15, 14, 13, 12];
+
+/// How many compares and addresses a fast copy versioned for its arithmetic alone must make
+/// 32-bit to be worth a second copy of the kernel.
+const NARROWING_WORTH: usize = 8;
+
 /// How deep a proof or a rematerialised argument expression may nest.
 const MAX_DEPTH: usize = 6;
 
@@ -193,6 +201,10 @@ struct Proof {
     index: String,
     /// The length operand of the check.
     len: String,
+    /// The check's compare, when the same proof holds throughout the block that computes it:
+    /// the fast copy computes it as `true`, so that its other uses (the address `select`s of
+    /// [`crate::load_speculation`]) go too.
+    compare: Option<String>,
 }
 
 /// A compare known to hold at a check: `a pred b`.
@@ -253,11 +265,35 @@ fn version_function(
             continue;
         };
         if remat(len, &defs, &args, 0).is_some() {
+            // The compare holds throughout the block computing it when the check is proved
+            // there (that block dominates the check's, so its facts hold at the check too,
+            // and its proof serves for both).
+            let mut factors = factors;
+            let mut compare = None;
+            if defs
+                .get(condition)
+                .and_then(|inst| unsigned_less_than(inst))
+                .is_some_and(|(i, l)| i == idx && l == len)
+            {
+                let home = blocks.iter().position(|b| {
+                    body[b.lines.clone()]
+                        .iter()
+                        .any(|l| definition(l).is_some_and(|(n, _)| n == condition))
+                });
+                let facts = home.map(|home| facts_at(&blocks, body, &defs, &succ, &idom, home));
+                if home == Some(index) {
+                    compare = Some(condition.to_string());
+                } else if let Some(there) = facts.and_then(|f| prove(idx, &f, &defs, &args)) {
+                    factors = there;
+                    compare = Some(condition.to_string());
+                }
+            }
             proofs.push(Proof {
                 block: index,
                 factors,
                 index: idx.to_string(),
                 len: len.to_string(),
+                compare,
             });
         }
     }
@@ -273,12 +309,46 @@ fn version_function(
         .map(|&(latch, _)| latch)
         .collect();
     let all_proved = checks > 0 && proofs.len() == checks;
-    if nounroll.is_empty() && !all_proved {
+    if !nounroll.is_empty() || all_proved {
+        return Some(emit(
+            define, body, &blocks, &defs, &args, types, &proofs, &nounroll, loops, None,
+        ));
+    }
+    if proofs.is_empty() {
         return None;
     }
-    Some(emit(
-        define, body, &blocks, &defs, &args, types, &proofs, &nounroll, loops,
-    ))
+    // Proved checks outside loops, and some left: a fast copy is worth it for the 32-bit
+    // arithmetic it allows, when its arguments and block indices are small. The largest
+    // limit under which the most compares and addresses narrow is taken.
+    // The smallest limit narrows the most (its ranges are the tightest), so it says whether
+    // the copy is worth it and how many a larger limit must reach.
+    let mut version = |bits: u32| {
+        let versioned = emit(
+            define,
+            body,
+            &blocks,
+            &defs,
+            &args,
+            types,
+            &proofs,
+            &nounroll,
+            loops,
+            Some(1 << bits),
+        );
+        (crate::compare_narrowing::narrowed(&versioned.0), versioned)
+    };
+    let smallest = NARROWING_LIMITS[NARROWING_LIMITS.len() - 1];
+    let (most, tightest) = version(smallest);
+    if most < NARROWING_WORTH {
+        return None;
+    }
+    for &bits in &NARROWING_LIMITS[..NARROWING_LIMITS.len() - 1] {
+        let (count, versioned) = version(bits);
+        if count >= most {
+            return Some(versioned);
+        }
+    }
+    Some(tightest)
 }
 
 /// The names of the function's parameters (`%0`, `%len`, `%"a b"`), as the body uses them.
@@ -913,6 +983,7 @@ fn emit(
     proofs: &[Proof],
     nounroll: &HashSet<usize>,
     loops: &mut LoopMetadata<'_>,
+    narrowing: Option<u64>,
 ) -> (String, Option<String>) {
     let entry_label = blocks[0]
         .label
@@ -1001,6 +1072,20 @@ fn emit(
             limits.push(small);
         }
     }
+    // With narrowing limits, the 32-bit arguments the index arithmetic widens get one too
+    // (HotSpot's `iteration` and borders, whose products with block indices must fit), and
+    // the block indices the kernel reads are tested per block in the assumed block below.
+    if let Some(limit) = narrowing {
+        for arg in widened_arguments(define, body) {
+            if limited.contains(&arg.as_str()) {
+                continue;
+            }
+            let small = format!("%{VERSION_PREFIX}small{}", limits.len());
+            test.push((small.clone(), format!("icmp ult i32 {arg}, {limit}")));
+            tests.push(small.clone());
+            limits.push(small);
+        }
+    }
     let mut all = tests[0].clone();
     for (n, next) in tests.iter().enumerate().skip(1) {
         let name = format!("%{VERSION_PREFIX}all{n}");
@@ -1050,10 +1135,40 @@ fn emit(
             format!("  {name} = {inst}\n  call void @llvm.assume(i1 {name})\n")
         })
         .collect();
-    let assumed_block = format!(
-        "\n{ASSUMED_BLOCK}:\n{assumptions}  br label {}\n",
-        fast(&entry)
-    );
+    let assumed_block = match narrowing {
+        None => format!(
+            "\n{ASSUMED_BLOCK}:\n{assumptions}  br label {}\n",
+            fast(&entry)
+        ),
+        Some(limit) => {
+            // The block indices are this block's, so they are tested here, by every thread
+            // of the block alike: a block past the limit runs the checked copy.
+            let mut lines = assumptions;
+            let mut all = "true".to_string();
+            for axis in ["x", "y", "z"] {
+                let register = format!("@llvm.nvvm.read.ptx.sreg.ctaid.{axis}()");
+                if !body.iter().any(|l| l.contains(&register)) {
+                    continue;
+                }
+                let name = format!("%{ASSUMED_PREFIX}ctaid.{axis}");
+                lines.push_str(&format!(
+                    "  {name}.value = call i32 {register}\n  \
+                     {name} = icmp ult i32 {name}.value, {limit}\n  \
+                     {name}.all = and i1 {all}, {name}\n"
+                ));
+                all = format!("{name}.all");
+            }
+            if all == "true" {
+                format!("\n{ASSUMED_BLOCK}:\n{lines}  br label {}\n", fast(&entry))
+            } else {
+                format!(
+                    "\n{ASSUMED_BLOCK}:\n{lines}  br i1 {all}, label {}, label {}\n",
+                    fast(&entry),
+                    slow(&entry)
+                )
+            }
+        }
+    };
     // The original body, then the fast copy without its proved checks.
     let mut whole = out;
     let proved: HashMap<usize, &Proof> = proofs.iter().map(|p| (p.block, p)).collect();
@@ -1077,6 +1192,13 @@ fn emit(
                     continue;
                 }
                 let mut text = copy(line);
+                let decided = definition(line).is_some_and(|(name, _)| {
+                    proofs.iter().any(|p| p.compare.as_deref() == Some(name))
+                });
+                if decided && prefix == PREFIX {
+                    let (name, _) = definition(line).expect("a definition");
+                    text = format!("  {} = and i1 true, true\n", copy(name));
+                }
                 if Some(i) == last && prefix == PREFIX {
                     let decided = proved
                         .get(&index)
@@ -1106,6 +1228,27 @@ fn emit(
         whole.push_str(&out);
     }
     (whole, note)
+}
+
+/// The 32-bit parameters of `define` that `body` widens to 64 bits (`zext`/`sext i32 %n to
+/// i64`), in parameter order.
+fn widened_arguments(define: &str, body: &[&str]) -> Vec<String> {
+    entry_test::parameters(define)
+        .into_iter()
+        .filter(|(ty, name)| {
+            ty == "i32"
+                && body.iter().any(|l| {
+                    definition(l).is_some_and(|(_, inst)| {
+                        let inst = strip_metadata(inst);
+                        ["zext", "sext"].iter().any(|op| {
+                            strip_words(inst, op, &["nneg"])
+                                .is_some_and(|r| r == format!("i32 {name} to i64"))
+                        })
+                    })
+                })
+        })
+        .map(|(_, name)| name)
+        .collect()
 }
 
 /// The fast copy without its launch-token store and the barrier after it, when nothing the
@@ -1756,14 +1899,14 @@ done:
     fn a_neighbour_needs_its_digit_off_the_edge() {
         // Without `z != nz - 1`, `i + nx ny` may pass the end; without `x != 0`, `i - 1` may
         // wrap. Either leaves a check, and a straight-line kernel with a check left is not
-        // worth two copies.
+        // worth two copies, unless its arithmetic narrows enough (not here).
         let top = STENCIL.replace("%o5 = or i1 %o4, %e6", "%o5 = or i1 %o4, false");
-        assert_eq!(apply(&top), None);
         let left = STENCIL.replace("%o1 = or i1 %e1, %e2", "%o1 = or i1 false, %e2");
-        assert_eq!(apply(&left), None);
         // A step that is not a place value (`i + ny` with the digits of `i` below `nx`)
         // proves nothing either.
         let skewed = STENCIL.replace("%imn = sub nsw i64 %i, %nx", "%imn = sub nsw i64 %i, %ny");
+        assert_eq!(apply(&top), None);
+        assert_eq!(apply(&left), None);
         assert_eq!(apply(&skewed), None);
     }
 

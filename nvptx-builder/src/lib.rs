@@ -90,6 +90,7 @@ mod panic_rewrite;
 mod prebuilt;
 mod process;
 mod products;
+mod proved_checks;
 mod ptxas;
 mod simulator_opt_level;
 mod target_cpus;

@@ -387,7 +387,8 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
 /// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
 /// optimised module, then [`crate::fast_math::apply`],
 /// [`crate::loop_counter_narrowing::apply`], [`crate::load_speculation::apply`],
-/// [`crate::offset_checks::apply`], [`crate::check_versioning::apply`] and (in the fast copies
+/// [`crate::offset_checks::apply`], [`crate::proved_checks::apply`],
+/// [`crate::check_versioning::apply`] and (in the fast copies
 /// that makes) [`crate::compare_narrowing::apply`], and drops the functions the first orphans;
 /// returns the module to generate code from (the input when nothing changed) and the kernels
 /// built with fast math.
@@ -423,6 +424,9 @@ fn rewrite_optimized(
     let narrowed = crate::offset_checks::apply(&text);
     let changed = changed || narrowed.is_some();
     let text = narrowed.unwrap_or(text);
+    let folded = crate::proved_checks::apply(&text);
+    let changed = changed || folded.is_some();
+    let text = folded.unwrap_or(text);
     let mut notes = Notes {
         fast_math: kernels,
         entry_tests: Vec::new(),

@@ -483,3 +483,54 @@ device_tests! {
         assert_eq!(panic.other_panics, 0);
     }
 }
+
+#[test]
+fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
+    // `kernels-idiomatic`'s HotSpot: its tile loads' checks are proved, its output's is not
+    // (a grid larger than its tiles may write past the grid), and its four clamped
+    // neighbours' checks are decided outright (`nvptx-builder/src/proved_checks.rs`). The
+    // copy exists for its arithmetic: `iteration`, the borders and the block indices below
+    // 2^14 make its tile origin and cells fit in 32 bits. A dev build's overflow checks
+    // leave other checks, so only an optimised build is pinned.
+    if cfg!(debug_assertions) {
+        return;
+    }
+    let body = entry_body(kernels_idiomatic::__FERROCUDA_MODULE.ptx, "hotspot");
+    let (fast, checked) = copies(body);
+    assert!(
+        !fast.is_empty() && !checked.is_empty(),
+        "not versioned\n{body}"
+    );
+    let has = |lines: &[&str], needle: &str| lines.iter().filter(|l| l.contains(needle)).count();
+    for copy in [&fast, &checked] {
+        assert_eq!(
+            has(copy, "index_2d_out_of_bounds"),
+            0,
+            "{}",
+            copy.join("\n")
+        );
+    }
+    assert_eq!(
+        has(&checked, "panic_bounds_check"),
+        3,
+        "{}",
+        checked.join("\n")
+    );
+    assert_eq!(has(&fast, "panic_bounds_check"), 1, "{}", fast.join("\n"));
+    // The loop's compares and the tile's guards are 32-bit; the output's check is not.
+    let wide = fast
+        .iter()
+        .filter(|l| l.starts_with("setp.") && l.contains("64"))
+        .count();
+    assert!(wide <= 1, "{}", fast.join("\n"));
+    // The note limits `iteration` (`$0`) and the borders (`$9`, `$10`).
+    let note = kernels_idiomatic::__FERROCUDA_MODULE
+        .ptx
+        .lines()
+        .take_while(|l| !l.starts_with(".version"))
+        .find_map(|l| l.strip_prefix("// ferrocuda entry test: hotspot "))
+        .expect("HotSpot's entry test note");
+    for limit in ["$0:32 16384", "$9:32 16384", "$10:32 16384"] {
+        assert!(note.contains(limit), "{limit}: {note}");
+    }
+}

@@ -773,6 +773,17 @@ impl<'a> Analysis<'a> {
         (leader_start? - start == step).then(|| (leader.clone(), step))
     }
 
+    /// `(block, line)` of every line of the fast copies' blocks (labelled with
+    /// [`PREFIX`]), the only code the pass changes.
+    fn fast_copy_lines(&self) -> Vec<(usize, usize)> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.label.as_deref().is_some_and(|l| l.starts_with(PREFIX)))
+            .flat_map(|(i, b)| b.lines.clone().map(move |line| (i, line)))
+            .collect()
+    }
+
     /// The index of the block that defines `value`.
     fn block_of(&self, value: &str) -> Option<usize> {
         self.def_block.get(value).copied()
@@ -1000,56 +1011,47 @@ fn plan(analysis: &mut Analysis, body: &[&str]) -> Option<(Vec<Narrowing>, Vec<A
             .into_iter()
             .flat_map(|(_, blocks)| blocks)
             .collect();
-    for index in 0..analysis.blocks.len() {
-        let in_scope = analysis.blocks[index]
-            .label
-            .as_deref()
-            .is_some_and(|l| l.starts_with(PREFIX));
-        if !in_scope {
+    for (index, line) in analysis.fast_copy_lines() {
+        let Some((_, inst)) = definition(body[line]) else {
+            continue;
+        };
+        if let Some(gep) = Gep::parse(inst) {
+            if in_loops.contains(&index) {
+                continue;
+            }
+            let facts = analysis.facts(index);
+            if let Some(widen) = analysis.narrow_index(&gep.index, &facts) {
+                addresses.push((line, gep, widen));
+            }
             continue;
         }
-        for line in analysis.blocks[index].lines.clone() {
-            let Some((_, inst)) = definition(body[line]) else {
-                continue;
-            };
-            if let Some(gep) = Gep::parse(inst) {
-                if in_loops.contains(&index) {
-                    continue;
-                }
-                let facts = analysis.facts(index);
-                if let Some(widen) = analysis.narrow_index(&gep.index, &facts) {
-                    addresses.push((line, gep, widen));
-                }
-                continue;
-            }
-            let Some(rest) = strip_words(inst, "icmp", &["samesign"]) else {
-                continue;
-            };
-            if definition(body[line]).is_some_and(|(name, _)| name.starts_with(&holds)) {
-                // What a dropped check established: only an assumption reads it.
-                continue;
-            }
-            let Some((pred, rest)) = rest.split_once(' ') else {
-                continue;
-            };
-            let Some(operands) = strip_metadata(rest).strip_prefix("i64 ") else {
-                continue;
-            };
-            let Some((a, b)) = operands.split_once(", ") else {
-                continue;
-            };
-            let (a, b) = (a.trim(), b.trim());
-            let facts = analysis.facts(index);
-            let ra = analysis.range(a, 64, &facts, 0);
-            let rb = analysis.range(b, 64, &facts, 0);
-            if let Some(new) = narrowed_predicate(pred, ra, rb) {
-                narrowings.push(Narrowing {
-                    line,
-                    pred: crate::check_versioning::canonical(new)?,
-                    a: a.to_string(),
-                    b: b.to_string(),
-                });
-            }
+        let Some(rest) = strip_words(inst, "icmp", &["samesign"]) else {
+            continue;
+        };
+        if definition(body[line]).is_some_and(|(name, _)| name.starts_with(&holds)) {
+            // What a dropped check established: only an assumption reads it.
+            continue;
+        }
+        let Some((pred, rest)) = rest.split_once(' ') else {
+            continue;
+        };
+        let Some(operands) = strip_metadata(rest).strip_prefix("i64 ") else {
+            continue;
+        };
+        let Some((a, b)) = operands.split_once(", ") else {
+            continue;
+        };
+        let (a, b) = (a.trim(), b.trim());
+        let facts = analysis.facts(index);
+        let ra = analysis.range(a, 64, &facts, 0);
+        let rb = analysis.range(b, 64, &facts, 0);
+        if let Some(new) = narrowed_predicate(pred, ra, rb) {
+            narrowings.push(Narrowing {
+                line,
+                pred: crate::check_versioning::canonical(new)?,
+                a: a.to_string(),
+                b: b.to_string(),
+            });
         }
     }
     if narrowings.is_empty() && addresses.is_empty() {
@@ -1065,24 +1067,15 @@ fn narrow_calls(
     body: &[&str],
 ) -> HashMap<String, (String, String, String)> {
     let mut calls = HashMap::new();
-    for index in 0..analysis.blocks.len() {
-        let in_scope = analysis.blocks[index]
-            .label
-            .as_deref()
-            .is_some_and(|l| l.starts_with(PREFIX));
-        if !in_scope {
+    for (index, line) in analysis.fast_copy_lines() {
+        let Some((name, inst)) = definition(body[line]) else {
+            continue;
+        };
+        if !inst.contains(" i64 @llvm.") {
             continue;
         }
-        for line in analysis.blocks[index].lines.clone() {
-            let Some((name, inst)) = definition(body[line]) else {
-                continue;
-            };
-            if !inst.contains(" i64 @llvm.") {
-                continue;
-            }
-            if let Some(call) = analysis.narrow_call(name, index) {
-                calls.insert(name.to_string(), call);
-            }
+        if let Some(call) = analysis.narrow_call(name, index) {
+            calls.insert(name.to_string(), call);
         }
     }
     calls

@@ -498,19 +498,7 @@ pub(crate) fn facts_at(
                 .filter(|&p| succ[p].contains(&current))
                 .collect();
             if let [pred] = preds[..] {
-                let term = terminator(&blocks[pred], body);
-                if let Some(rest) = term.strip_prefix("br i1 ") {
-                    let parts: Vec<&str> =
-                        strip_metadata(rest).split(", ").map(str::trim).collect();
-                    if let [condition, taken, not_taken] = parts[..] {
-                        let target = format!("label %{label}");
-                        if taken == target && not_taken != target {
-                            add_facts(condition, true, defs, &mut facts, 0);
-                        } else if not_taken == target && taken != target {
-                            add_facts(condition, false, defs, &mut facts, 0);
-                        }
-                    }
-                }
+                add_edge_facts(terminator(&blocks[pred], body), label, defs, &mut facts);
             }
         }
         match idom[current] {
@@ -530,6 +518,39 @@ pub(crate) fn facts_at(
         }
     }
     facts
+}
+
+/// `(condition, taken, not taken)` of `br i1 %c, label %taken, label %other`, the labels
+/// without their `%`.
+pub(crate) fn branch_targets(terminator: &str) -> Option<(&str, &str, &str)> {
+    let rest = strip_metadata(terminator.strip_prefix("br i1 ")?);
+    let parts: Vec<&str> = rest.split(", ").map(str::trim).collect();
+    let [condition, taken, not_taken] = parts[..] else {
+        return None;
+    };
+    Some((
+        condition,
+        taken.strip_prefix("label %")?,
+        not_taken.strip_prefix("label %")?,
+    ))
+}
+
+/// Adds what the edge of the branch `terminator` into the block labelled `to` says: its
+/// condition, or its negation, when only one side goes there.
+pub(crate) fn add_edge_facts(
+    terminator: &str,
+    to: &str,
+    defs: &HashMap<&str, &str>,
+    facts: &mut Vec<Fact>,
+) {
+    let Some((condition, taken, not_taken)) = branch_targets(terminator) else {
+        return;
+    };
+    if taken == to && not_taken != to {
+        add_facts(condition, true, defs, facts, 0);
+    } else if not_taken == to && taken != to {
+        add_facts(condition, false, defs, facts, 0);
+    }
 }
 
 /// Adds what `condition == holds` says: the compare itself, or both sides of an `and` that
@@ -1192,11 +1213,10 @@ fn emit(
                     continue;
                 }
                 let mut text = copy(line);
-                let decided = definition(line).is_some_and(|(name, _)| {
-                    proofs.iter().any(|p| p.compare.as_deref() == Some(name))
-                });
-                if decided && prefix == PREFIX {
-                    let (name, _) = definition(line).expect("a definition");
+                let proved_compare = definition(line)
+                    .map(|(name, _)| name)
+                    .filter(|&name| proofs.iter().any(|p| p.compare.as_deref() == Some(name)));
+                if let Some(name) = proved_compare.filter(|_| prefix == PREFIX) {
                     text = format!("  {} = and i1 true, true\n", copy(name));
                 }
                 if Some(i) == last && prefix == PREFIX {
@@ -1347,15 +1367,7 @@ pub(crate) fn natural_loops(
     succ: &[Vec<usize>],
     idom: &[Option<usize>],
 ) -> Vec<(usize, HashSet<usize>)> {
-    let dominates = |a: usize, mut b: usize| loop {
-        if a == b {
-            return true;
-        }
-        match idom[b] {
-            Some(d) if d != b => b = d,
-            _ => return false,
-        }
-    };
+    let dominates = |a: usize, b: usize| dominates(idom, a, b);
     let mut loops = Vec::new();
     for (latch, targets) in succ.iter().enumerate() {
         if idom[latch].is_none() {
@@ -1381,6 +1393,20 @@ pub(crate) fn natural_loops(
         }
     }
     loops
+}
+
+/// Whether block `a` dominates block `b` (each block dominates itself), by the immediate
+/// dominators [`immediate_dominators`] gives.
+pub(crate) fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
+    loop {
+        if a == b {
+            return true;
+        }
+        match idom[b] {
+            Some(d) if d != b => b = d,
+            _ => return false,
+        }
+    }
 }
 
 /// An instruction without its `!dbg` and other attachments (the new entry has no location).

@@ -35,7 +35,7 @@
 //! original body, run for any `u32` height, does not.
 
 use crate::check_versioning::{
-    Fact, PREFIX, add_facts, facts_at, immediate_dominators, successors,
+    Fact, PREFIX, add_edge_facts, add_facts, facts_at, immediate_dominators, successors,
 };
 use crate::offset_checks::{
     Block, definition, definitions, split_blocks, strip_metadata, strip_words, terminator,
@@ -129,6 +129,18 @@ impl Range {
         let half = 1i128 << (bits - 1);
         let shifted = Range::new(self.lo + half, self.hi + half).unsigned(bits);
         Range::new(shifted.lo - half, shifted.hi - half)
+    }
+
+    /// Whether the 64-bit values are all in `[0, 2^32)` (their low halves, zero-extended).
+    fn fits_unsigned32(self) -> bool {
+        let u = self.unsigned(64);
+        u.lo >= 0 && u.hi < 1i128 << 32
+    }
+
+    /// Whether the 64-bit values are all in `[-2^31, 2^31)` (their low halves, sign-extended).
+    fn fits_signed32(self) -> bool {
+        let s = self.signed(64);
+        s.lo >= -(1i128 << 31) && s.hi < 1i128 << 31
     }
 
     /// Gives up on intervals too wide to mean anything.
@@ -263,39 +275,18 @@ impl<'a> Analysis<'a> {
     /// for the unsigned ones, both in `[-2^31, 2^31)` for `smin`/`smax`), so that its low half
     /// is the 32-bit intrinsic of the operands' low halves.
     fn narrow_call(&mut self, value: &str, block: usize) -> Option<(String, String, String)> {
-        let inst = strip_metadata(self.defs.get(value)?);
-        let call = inst.split_once("@llvm.")?.1;
-        let open = call.find('(')?;
-        let op = call[..open].strip_suffix(".i64")?;
-        if !MIN_MAX.contains(&op) {
+        let (op, bits, a, b) = binary_intrinsic(strip_metadata(self.defs.get(value)?))?;
+        if bits != 64 || !MIN_MAX.contains(&op) {
             return None;
         }
-        let close = open + crate::ir_syntax::matching_paren(&call[open..])?;
-        let operands: Vec<&str> = crate::ir_syntax::split_top_level(&call[open + 1..close])
-            .into_iter()
-            .map(|a| a.trim().rsplit(' ').next().unwrap_or(""))
-            .collect();
-        let [a, b] = operands[..] else {
-            return None;
-        };
         let facts = self.facts(block);
         let (x, y) = (self.range(a, 64, &facts, 0), self.range(b, 64, &facts, 0));
-        let signed = |r: Range| {
-            let r = r.signed(64);
-            r.lo >= -(1i128 << 31) && r.hi < 1i128 << 31
-        };
-        let unsigned = |r: Range| {
-            let r = r.unsigned(64);
-            r.lo >= 0 && r.hi < 1i128 << 32
-        };
         // Truncation keeps the signed order of values in `[-2^31, 2^31)` and the unsigned
         // order of values that are all in `[0, 2^32)` or all in `[-2^31, 2^31)` (the negatives
         // above the rest in both widths), as for the compares.
-        let fits = if op.starts_with('s') {
-            signed(x) && signed(y)
-        } else {
-            (signed(x) && signed(y)) || (unsigned(x) && unsigned(y))
-        };
+        let both_signed = x.fits_signed32() && y.fits_signed32();
+        let fits =
+            both_signed || (!op.starts_with('s') && x.fits_unsigned32() && y.fits_unsigned32());
         fits.then(|| (op.to_string(), a.to_string(), b.to_string()))
     }
 
@@ -304,17 +295,7 @@ impl<'a> Analysis<'a> {
     fn edge_facts(&mut self, from: usize, to: &str) -> Vec<Fact> {
         let mut facts = self.facts(from);
         let term = terminator(&self.blocks[from], self.body);
-        if let Some(rest) = term.strip_prefix("br i1 ") {
-            let parts: Vec<&str> = strip_metadata(rest).split(", ").map(str::trim).collect();
-            if let [condition, taken, not_taken] = parts[..] {
-                let target = format!("label %{to}");
-                if taken == target && not_taken != target {
-                    add_facts(condition, true, &self.defs, &mut facts, 0);
-                } else if not_taken == target && taken != target {
-                    add_facts(condition, false, &self.defs, &mut facts, 0);
-                }
-            }
-        }
+        add_edge_facts(term, to, &self.defs, &mut facts);
         facts
     }
 
@@ -487,21 +468,10 @@ impl<'a> Analysis<'a> {
     /// The range of a call of `llvm.umin`, `umax`, `smin`, `smax`, `usub.sat` or `uadd.sat`
     /// (what `min`, `max` and `saturating_sub` compile to), when `inst` is one.
     fn min_max(&mut self, inst: &str, bits: u32, facts: &[Fact], depth: usize) -> Option<Range> {
-        let call = inst.split_once("@llvm.")?.1;
-        let open = call.find('(')?;
-        let close = open + crate::ir_syntax::matching_paren(&call[open..])?;
-        let (op, ty) = call[..open].rsplit_once('.')?;
-        if bits_of(ty) != Some(bits) {
+        let (op, width, a, b) = binary_intrinsic(inst)?;
+        if width != bits {
             return None;
         }
-        let args = &call[open + 1..close];
-        let operands: Vec<&str> = crate::ir_syntax::split_top_level(args)
-            .into_iter()
-            .map(|a| a.trim().rsplit(' ').next().unwrap_or(""))
-            .collect();
-        let [a, b] = operands[..] else {
-            return None;
-        };
         let x = self.range(a, bits, facts, depth + 1);
         let y = self.range(b, bits, facts, depth + 1);
         let (xu, yu) = (x.unsigned(bits), y.unsigned(bits));
@@ -585,10 +555,9 @@ impl<'a> Analysis<'a> {
         }
         let base = base.to_string();
         let r = self.range(&base, 64, facts, 0);
-        let (u, s) = (r.unsigned(64), r.signed(64));
-        let extension = if u.lo >= 0 && u.hi < 1i128 << 32 {
+        let extension = if r.fits_unsigned32() {
             "zext"
-        } else if s.lo >= -(1i128 << 31) && s.hi < 1i128 << 31 {
+        } else if r.fits_signed32() {
             "sext"
         } else {
             return None;
@@ -684,36 +653,14 @@ impl<'a> Analysis<'a> {
         bits: u32,
         depth: usize,
     ) -> Option<Range> {
-        let [(first, first_facts), (second, second_facts)] = edges else {
-            return None;
-        };
-        let ((start, entry_facts), (next, back_facts)) = match (constant(first), constant(second)) {
-            (Some(c), None) => ((c, first_facts), (second, second_facts)),
-            (None, Some(c)) => ((c, second_facts), (first, first_facts)),
-            _ => return None,
-        };
-        let inst = strip_metadata(self.defs.get(next.as_str())?);
-        let rest = strip_words(inst, "add", &["nuw", "nsw"])?;
-        let (_, operands) = rest.split_once(' ')?;
-        let (x, y) = operands.split_once(", ")?;
-        if !((x.trim() == value && y.trim() == "1") || (y.trim() == value && x.trim() == "1")) {
+        let ((start, entry_facts), (next, back_facts)) = start_and_back(edges)?;
+        if self.added_constant(next)? != (value, 1) {
             return None;
         }
         let header = self.block_of(value)?;
         let invariant = |this: &Self, n: &str| match this.block_of(n) {
             // Defined in a block that strictly dominates the header.
-            Some(b) => {
-                let mut current = header;
-                loop {
-                    match this.idom[current] {
-                        Some(d) if d != current => current = d,
-                        _ => return false,
-                    }
-                    if current == b {
-                        return true;
-                    }
-                }
-            }
+            Some(b) => b != header && crate::check_versioning::dominates(&this.idom, b, header),
             // An argument or a constant.
             None => true,
         };
@@ -738,14 +685,7 @@ impl<'a> Analysis<'a> {
     /// that plus `step` (modulo 2^bits, as the ranges are read).
     fn lagging(&self, value: &str, inst: &str) -> Option<(String, i128)> {
         let incoming = phi_incoming(inst);
-        let [(first, first_label), (second, second_label)] = &incoming[..] else {
-            return None;
-        };
-        let ((start, entry), (leader, latch)) = match (constant(first), constant(second)) {
-            (Some(c), None) => ((c, first_label), (second, second_label)),
-            (None, Some(c)) => ((c, second_label), (first, first_label)),
-            _ => return None,
-        };
+        let ((start, entry), (leader, latch)) = start_and_back(&incoming)?;
         let led = strip_metadata(self.defs.get(leader.as_str())?);
         if !led.starts_with("phi ") || self.block_of(leader) != self.block_of(value) {
             return None;
@@ -761,16 +701,21 @@ impl<'a> Analysis<'a> {
                 return None;
             }
         }
-        let next = strip_metadata(self.defs.get(next?.as_str())?);
-        let rest = strip_words(next, "add", &["nuw", "nsw"])?;
-        let (_, operands) = rest.split_once(' ')?;
+        let (counter, step) = self.added_constant(&next?)?;
+        (counter == leader && leader_start? - start == step).then(|| (leader.clone(), step))
+    }
+
+    /// `(x, c)` when `value = add x, c` (either operand order, any flags) with a constant `c`.
+    fn added_constant(&self, value: &str) -> Option<(&str, i128)> {
+        let inst = strip_metadata(self.defs.get(value)?);
+        let (_, operands) = strip_words(inst, "add", &["nuw", "nsw"])?.split_once(' ')?;
         let (x, y) = operands.split_once(", ")?;
-        let step = match (x.trim(), y.trim()) {
-            (x, y) if x == leader => constant(y)?,
-            (x, y) if y == leader => constant(x)?,
-            _ => return None,
-        };
-        (leader_start? - start == step).then(|| (leader.clone(), step))
+        let (x, y) = (x.trim(), y.trim());
+        match (constant(x), constant(y)) {
+            (None, Some(c)) => Some((x, c)),
+            (Some(c), None) => Some((y, c)),
+            _ => None,
+        }
     }
 
     /// `(block, line)` of every line of the fast copies' blocks (labelled with
@@ -903,6 +848,39 @@ fn arithmetic(opcode: &str, disjoint: bool, x: Range, y: Range, bits: u32) -> Ra
     r.bounded(bits)
 }
 
+/// `((start, its edge), (value, its edge))` of [`start_and_back`].
+type LoopEntries<'a, T> = ((i128, &'a T), (&'a String, &'a T));
+
+/// The two incoming entries of a loop phi, `(value, edge)` each, split into the constant it
+/// starts with and the value its back edge brings: `((start, its edge), (value, its edge))`.
+fn start_and_back<T>(entries: &[(String, T)]) -> Option<LoopEntries<'_, T>> {
+    let [(first, first_edge), (second, second_edge)] = entries else {
+        return None;
+    };
+    match (constant(first), constant(second)) {
+        (Some(c), None) => Some(((c, first_edge), (second, second_edge))),
+        (None, Some(c)) => Some(((c, second_edge), (first, first_edge))),
+        _ => None,
+    }
+}
+
+/// `(name, width, a, b)` of a call of a two-operand LLVM intrinsic, `call iN @llvm.<name>.iN(iN
+/// a, iN b)` (`umin`, `usub.sat`, ...).
+fn binary_intrinsic(inst: &str) -> Option<(&str, u32, &str, &str)> {
+    let call = inst.split_once("@llvm.")?.1;
+    let open = call.find('(')?;
+    let close = open + crate::ir_syntax::matching_paren(&call[open..])?;
+    let (name, ty) = call[..open].rsplit_once('.')?;
+    let operands: Vec<&str> = crate::ir_syntax::split_top_level(&call[open + 1..close])
+        .into_iter()
+        .map(|a| a.trim().rsplit(' ').next().unwrap_or(""))
+        .collect();
+    let [a, b] = operands[..] else {
+        return None;
+    };
+    Some((name, bits_of(ty)?, a, b))
+}
+
 /// The range of a special-register read (`llvm.nvvm.read.ptx.sreg.*`) or of a `umin`/`umax`
 /// of constants, when `inst` is one.
 fn special_register(inst: &str) -> Option<Range> {
@@ -942,10 +920,8 @@ fn phi_incoming(inst: &str) -> Vec<(String, String)> {
 fn narrowed_predicate(pred: &str, a: Range, b: Range) -> Option<&str> {
     let (au, bu) = (a.unsigned(64), b.unsigned(64));
     let (as_, bs) = (a.signed(64), b.signed(64));
-    let in_u = |r: Range| r.lo >= 0 && r.hi < 1i128 << 32;
-    let in_s = |r: Range| r.lo >= -(1i128 << 31) && r.hi < 1i128 << 31;
-    let both_u = in_u(au) && in_u(bu);
-    let both_s = in_s(as_) && in_s(bs);
+    let both_u = a.fits_unsigned32() && b.fits_unsigned32();
+    let both_s = a.fits_signed32() && b.fits_signed32();
     match pred {
         "eq" | "ne" => {
             let close =

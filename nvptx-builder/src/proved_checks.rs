@@ -13,6 +13,7 @@
 //! whose ranges already decide which compares may be 32-bit, and a check it cannot decide
 //! stays as it was, with its report.
 
+use crate::check_versioning::branch_targets;
 use crate::compare_narrowing::Analysis;
 use crate::offset_checks::{strip_metadata, terminator};
 use std::collections::{HashMap, HashSet};
@@ -43,17 +44,7 @@ fn fold_function(body: &[&str]) -> Option<String> {
     let mut replaced: HashMap<usize, String> = HashMap::new();
     for index in 0..analysis.blocks.len() {
         let term = terminator(&analysis.blocks[index], body);
-        let Some(rest) = term.strip_prefix("br i1 ") else {
-            continue;
-        };
-        let parts: Vec<&str> = strip_metadata(rest).split(", ").map(str::trim).collect();
-        let [condition, taken, not_taken] = parts[..] else {
-            continue;
-        };
-        let (Some(taken), Some(not_taken)) = (
-            taken.strip_prefix("label %"),
-            not_taken.strip_prefix("label %"),
-        ) else {
+        let Some((condition, taken, not_taken)) = branch_targets(term) else {
             continue;
         };
         // The value of the condition that panics, and the side the other value takes.

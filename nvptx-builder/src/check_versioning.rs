@@ -69,10 +69,10 @@ const VERSION_PREFIX: &str = "ferrocuda.version.";
 const ASSUMED_PREFIX: &str = "ferrocuda.assumed.";
 
 /// The block computing the entry test.
-const TEST_BLOCK: &str = "ferrocuda.entry.test";
+pub(crate) const TEST_BLOCK: &str = "ferrocuda.entry.test";
 
 /// The block entering the fast copy (its assumptions).
-const ASSUMED_BLOCK: &str = "ferrocuda.entry.assumed";
+pub(crate) const ASSUMED_BLOCK: &str = "ferrocuda.entry.assumed";
 
 /// The fast copy is taken only when each factor widened from a 32-bit argument is below this
 /// (2^30): sums and differences of such values and small offsets then fit in 32 bits.
@@ -309,10 +309,17 @@ fn version_function(
         .map(|&(latch, _)| latch)
         .collect();
     let all_proved = checks > 0 && proofs.len() == checks;
+    // The fast copy's checks that pass for whole blocks go too, tested per block.
+    let tiled = |(text, note): (String, Option<String>)| {
+        (
+            crate::tile_checks::apply(define, &text).unwrap_or(text),
+            note,
+        )
+    };
     if !nounroll.is_empty() || all_proved {
-        return Some(emit(
+        return Some(tiled(emit(
             define, body, &blocks, &defs, &args, types, &proofs, &nounroll, loops, None,
-        ));
+        )));
     }
     if proofs.is_empty() {
         return None;
@@ -345,10 +352,10 @@ fn version_function(
     for &bits in &NARROWING_LIMITS[..NARROWING_LIMITS.len() - 1] {
         let (count, versioned) = version(bits);
         if count >= most {
-            return Some(versioned);
+            return Some(tiled(versioned));
         }
     }
-    Some(tightest)
+    Some(tiled(tightest))
 }
 
 /// The names of the function's parameters (`%0`, `%len`, `%"a b"`), as the body uses them.
@@ -360,7 +367,7 @@ pub(crate) fn argument_names(define: &str) -> HashSet<String> {
 }
 
 /// `(condition, failed target)` of `br i1 %c, label %ok, label %fail`.
-fn check_branch(terminator: &str) -> Option<(&str, &str)> {
+pub(crate) fn check_branch(terminator: &str) -> Option<(&str, &str)> {
     let rest = strip_metadata(terminator.strip_prefix("br i1 ")?);
     let mut parts = rest.split(", ");
     let condition = parts.next()?.trim();
@@ -371,7 +378,7 @@ fn check_branch(terminator: &str) -> Option<(&str, &str)> {
 
 /// Whether block `label` calls `panic_bounds_check` (the failed side of a slice index), and
 /// if so the index and length it reports, when they read as two plain values.
-fn bounds_panic<'a>(
+pub(crate) fn bounds_panic<'a>(
     blocks: &[Block],
     body: &[&'a str],
     label: &str,
@@ -1276,7 +1283,7 @@ fn widened_arguments(define: &str, body: &[&str]) -> Vec<String> {
 /// true` branches) and no other instruction names the token. The token exists for the panic
 /// handler (and the cooperative-launch test); a copy that can neither panic nor ask spends a
 /// store and a block-wide barrier on it for nothing.
-fn without_launch_token(copy: &str) -> Option<String> {
+pub(crate) fn without_launch_token(copy: &str) -> Option<String> {
     let lines: Vec<&str> = copy.split_inclusive('\n').collect();
     let blocks = split_blocks(&lines);
     let index: HashMap<&str, usize> = blocks
@@ -1308,7 +1315,10 @@ fn without_launch_token(copy: &str) -> Option<String> {
     for (b, block) in blocks.iter().enumerate().filter(|&(b, _)| reached[b]) {
         for i in block.lines.clone() {
             let line = strip_debug(lines[i].trim());
-            let calls_out = line.contains("call ") && !line.contains("@llvm.");
+            // An empty `asm` (the anchor [`crate::load_speculation`] gives a speculated load)
+            // reads nothing.
+            let empty_asm = line.starts_with("call void asm sideeffect \"\", ");
+            let calls_out = line.contains("call ") && !line.contains("@llvm.") && !empty_asm;
             let token = line.contains("LAUNCH_TOKEN");
             if token && line.starts_with("store volatile i64 ") && store.is_none() {
                 store = Some((b, i));

@@ -181,6 +181,8 @@ pub(crate) struct Analysis<'a> {
     label_index: HashMap<String, usize>,
     /// The block of each defined value.
     def_block: HashMap<&'a str, usize>,
+    /// The block of each line of the body.
+    line_block: HashMap<usize, usize>,
     facts: HashMap<usize, Vec<Fact>>,
     /// The ranges assumed for the phis under evaluation.
     assumed: HashMap<String, Range>,
@@ -218,6 +220,11 @@ impl<'a> Analysis<'a> {
                     .filter_map(move |l| Some((definition(l)?.0, i)))
             })
             .collect();
+        let line_block = blocks
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| b.lines.clone().map(move |l| (l, i)))
+            .collect();
         let defs = definitions(body);
         let block_limits = defs
             .iter()
@@ -231,6 +238,7 @@ impl<'a> Analysis<'a> {
         Analysis {
             body,
             def_block,
+            line_block,
             defs,
             block_limits,
             memo: HashMap::new(),
@@ -268,6 +276,22 @@ impl<'a> Analysis<'a> {
         }
         self.facts.insert(block, f.clone());
         f
+    }
+
+    /// The instruction defining `value` (its text after `=`), when the body defines it.
+    pub(crate) fn definition_of(&self, value: &str) -> Option<&'a str> {
+        self.defs.get(value).copied()
+    }
+
+    /// The range of the `bits`-bit `value` where `facts` hold, as signed values `(lo, hi)`.
+    pub(crate) fn signed_range(
+        &mut self,
+        value: &str,
+        bits: u32,
+        facts: &[Fact],
+    ) -> Option<(i128, i128)> {
+        let r = self.range(value, bits, facts, 0).signed(bits);
+        Some((r.lo, r.hi))
     }
 
     /// `(intrinsic, a, b)` when the 64-bit `value = call @llvm.<intrinsic>.i64(a, b)` (one of
@@ -563,6 +587,74 @@ impl<'a> Analysis<'a> {
             return None;
         };
         Some((base, offset, extension))
+    }
+
+    /// How [`Analysis::narrow_index`] computes the `index` of the address `address` where the
+    /// address is used rather than where it is computed: when every use is a load or store
+    /// through it (or through an address computed from it), and the facts of each use's block
+    /// make the index fit, the same way. Where the index does not fit, the 32-bit address
+    /// differs, but no memory access reads it there. HotSpot's clamped neighbours are computed
+    /// before its loop and fit only inside the loop's `if`, whose condition bounds the clamp.
+    fn narrow_at_uses(
+        &mut self,
+        address: &str,
+        index: &str,
+    ) -> Option<(String, i128, &'static str)> {
+        let mut blocks = Vec::new();
+        let mut pending = vec![address.to_string()];
+        while let Some(pointer) = pending.pop() {
+            for (line, inst) in self.uses(&pointer) {
+                let through = |prefix: &str| {
+                    inst.strip_prefix(prefix).is_some_and(|rest| {
+                        crate::ir_syntax::split_top_level(strip_metadata(rest))
+                            .iter()
+                            .position(|p| p.trim() == format!("ptr {pointer}"))
+                            == Some(1)
+                    })
+                };
+                let derived = definition(self.body[line])
+                    .filter(|(_, d)| d.starts_with("getelementptr ") && through("getelementptr "));
+                if let Some((name, _)) = derived {
+                    pending.push(name.to_string());
+                } else if through("load ") || through("store ") {
+                    blocks.push(*self.line_block.get(&line)?);
+                } else {
+                    return None;
+                }
+            }
+        }
+        let mut found: Option<(String, i128, &'static str)> = None;
+        blocks.sort_unstable();
+        blocks.dedup();
+        for block in blocks {
+            let facts = self.facts(block);
+            let here = self.narrow_index(index, &facts)?;
+            if found.as_ref().is_some_and(|f| *f != here) {
+                return None;
+            }
+            found = Some(here);
+        }
+        found
+    }
+
+    /// `(line, instruction)` of each instruction of the body that names `value` as an operand.
+    fn uses(&self, value: &str) -> Vec<(usize, &'a str)> {
+        let mut out = Vec::new();
+        for (i, line) in self.body.iter().enumerate() {
+            let inst = match definition(line) {
+                Some((name, _)) if name == value => continue,
+                Some((_, inst)) => inst,
+                None => line.trim(),
+            };
+            let named = inst.match_indices(value).any(|(at, _)| {
+                !inst[at + value.len()..]
+                    .starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '_')
+            });
+            if named {
+                out.push((i, inst));
+            }
+        }
+        out
     }
 
     /// `[1, 1]` when the facts say the compare `value` holds, `[0, 0]` when they say it
@@ -996,7 +1088,10 @@ fn plan(analysis: &mut Analysis, body: &[&str]) -> Option<(Vec<Narrowing>, Vec<A
                 continue;
             }
             let facts = analysis.facts(index);
-            if let Some(widen) = analysis.narrow_index(&gep.index, &facts) {
+            let widen = analysis
+                .narrow_index(&gep.index, &facts)
+                .or_else(|| analysis.narrow_at_uses(definition(body[line])?.0, &gep.index));
+            if let Some(widen) = widen {
                 addresses.push((line, gep, widen));
             }
             continue;

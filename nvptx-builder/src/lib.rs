@@ -94,6 +94,7 @@ mod proved_checks;
 mod ptxas;
 mod simulator_opt_level;
 mod target_cpus;
+mod tile_checks;
 mod toolchain;
 
 pub use config::{

@@ -486,12 +486,14 @@ device_tests! {
 
 #[test]
 fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
-    // `kernels-idiomatic`'s HotSpot: its tile loads' checks are proved, its output's is not
-    // (a grid larger than its tiles may write past the grid), and its four clamped
-    // neighbours' checks are decided outright (`nvptx-builder/src/proved_checks.rs`). The
-    // copy exists for its arithmetic: `iteration`, the borders and the block indices below
-    // 2^14 make its tile origin and cells fit in 32 bits. A dev build's overflow checks
-    // leave other checks, so only an optimised build is pinned.
+    // `kernels-idiomatic`'s HotSpot: its tile loads' checks are proved, its four clamped
+    // neighbours' checks are decided outright (`nvptx-builder/src/proved_checks.rs`), and its
+    // output's check (which a grid larger than its tiles could fail) passes for every thread
+    // of a block whose corner threads' indices are in bounds: the copy's entry tests that per
+    // block (`nvptx-builder/src/tile_checks.rs`), and the blocks at the grid's top and bottom
+    // edges run the checked copy. The copy exists for its arithmetic: `iteration`, the borders
+    // and the block indices below 2^14 make its tile origin and cells fit in 32 bits. A dev
+    // build's overflow checks leave other checks, so only an optimised build is pinned.
     if cfg!(debug_assertions) {
         return;
     }
@@ -516,13 +518,28 @@ fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
         "{}",
         checked.join("\n")
     );
-    assert_eq!(has(&fast, "panic_bounds_check"), 1, "{}", fast.join("\n"));
-    // The loop's compares and the tile's guards are 32-bit; the output's check is not.
+    // The copy cannot panic, so it neither stores the launch token nor waits for it.
+    assert_eq!(has(&fast, "panic_bounds_check"), 0, "{}", fast.join("\n"));
+    assert_eq!(has(&fast, "LAUNCH_TOKEN"), 0, "{}", fast.join("\n"));
+    // The block's test, before the copy, reads its size (the ends of its threads' indices),
+    // with one `mul.wide.s32` per end.
+    let all: Vec<&str> = body.lines().map(str::trim).collect();
+    assert!(
+        has(&all, "%ntid.x") >= 1 && has(&all, "%ntid.y") >= 1,
+        "{body}"
+    );
+    assert_eq!(has(&all, "mul.wide.s32"), 2, "{body}");
+    // The copy's compares (the loop's, the guards') are 32-bit: the two 64-bit ones are the
+    // block's test of its ends.
     let wide = fast
         .iter()
-        .filter(|l| l.starts_with("setp.") && l.contains("64"))
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|op| op.starts_with("setp.") && op.ends_with("64"))
+        })
         .count();
-    assert!(wide <= 1, "{}", fast.join("\n"));
+    assert_eq!(wide, 2, "{}", fast.join("\n"));
     // The note limits `iteration` (`$0`) and the borders (`$9`, `$10`).
     let note = kernels_idiomatic::__FERROCUDA_MODULE
         .ptx

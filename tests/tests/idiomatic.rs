@@ -6,7 +6,7 @@
 //! a kernel that loads a wrong halo cell, skips a tile or writes a cell twice differs somewhere.
 
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, random_f32, random_u32, rng};
+use ferrocuda_tests::{device_tests, expect_panic, line_of, random_f32, random_u32, rng};
 use kernels_idiomatic::convolution::{FILTER, FILTER_SIZE, convolution};
 use kernels_idiomatic::hotspot::{AMBIENT, HotspotCoefficients, hotspot, launch_grid};
 use kernels_idiomatic::nbody::{Float4, nbody};
@@ -55,8 +55,13 @@ device_tests! {
     fn hotspot_matches_cpu(device) {
         let mut rng = rng("idiomatic hotspot");
         // (rows, cols, steps per launch): one cell, one row, a tile's worth plus one, shapes that
-        // are not multiples of the inner tile (16 - 2 steps), and the pyramid's extremes.
-        for (rows, cols, iteration) in [(1, 1, 1), (1, 37, 2), (15, 15, 1), (13, 29, 2), (40, 17, 3), (9, 70, 7)] {
+        // are not multiples of the inner tile (16 - 2 steps), the pyramid's extremes, and grids
+        // with interior blocks (which run the copy without the output's check, the edge
+        // blocks the checked one).
+        for (rows, cols, iteration) in [
+            (1, 1, 1), (1, 37, 2), (15, 15, 1), (13, 29, 2), (40, 17, 3), (9, 70, 7), (100, 90, 2),
+            (70, 201, 1),
+        ] {
             let k = HotspotCoefficients::for_grid(rows, cols);
             // Rodinia's inputs: temperatures around 323 K, power up to about 0.7 W per cell.
             let temp: Vec<f32> = random_f32(&mut rng, rows * cols).iter().map(|v| 323.0 + 10.0 * v).collect();
@@ -72,6 +77,39 @@ device_tests! {
             let expected = hotspot_reference(&power, &temp, rows, cols, iteration, k);
             assert_eq!(dst.to_vec().unwrap(), expected, "{rows} x {cols}, {iteration} steps");
         }
+    }
+
+    fn hotspot_on_a_grid_past_its_tiles_reports_the_blocks_past_the_grid(device) {
+        // Two block rows more than the tiles need: their cells lie below the grid, and a thread
+        // there writes past `temp_dst` (or, where arithmetic overflow is checked, computes its
+        // tile's valid rows below zero). The blocks that do so run the checked copy, so the
+        // launch reports their panic instead of writing out of bounds; the device stays usable.
+        let source = include_str!("../../kernels-idiomatic/src/hotspot.rs");
+        let (rows, cols, iteration) = (30usize, 30usize, 1u32);
+        let k = HotspotCoefficients::for_grid(rows, cols);
+        let temp = vec![323.0f32; rows * cols];
+        let power = vec![0.5f32; rows * cols];
+        let mut dst = DeviceBuffer::<f32>::zeros(device, rows * cols).unwrap();
+        let (gx, gy) = launch_grid(rows, cols, iteration as usize);
+        let launch = |dst: &mut DeviceBuffer<f32>, grid: (u32, u32)| {
+            launch!(hotspot[grid, (16, 16)](
+                iteration, &power, &temp, dst, cols as u32, rows as u32, iteration, iteration,
+                k.cap, k.rx, k.ry, k.rz, k.step
+            ))
+            .and_then(|_| device.synchronize())
+        };
+        let panic = expect_panic(launch(&mut dst, (gx, gy + 2)));
+        assert!(panic.block.y >= gy, "{panic:?}");
+        let write = line_of(source, "temp_dst[index] = temp_t");
+        let valid_rows = line_of(source, "BLOCK - 1 - (blk_y_max - rows + 1) as usize");
+        assert!(
+            (panic.line == write && panic.message.starts_with("index out of bounds: the len is 900"))
+                || (panic.line == valid_rows && panic.message.contains("overflow")),
+            "{panic:?}"
+        );
+        launch(&mut dst, (gx, gy)).unwrap();
+        let expected = hotspot_reference(&power, &temp, rows, cols, 1, k);
+        assert_eq!(dst.to_vec().unwrap(), expected);
     }
 
     fn hotspot_repeated_launches_match_cpu(device) {

@@ -1,0 +1,833 @@
+//! Link-time removal, from a versioned kernel's fast copy, of the bounds checks that pass for
+//! every thread of a block whenever they pass for the block's corner threads: full tiles run
+//! without the check, the blocks at the grid's edges run the checked copy.
+//!
+//! A check's index is often a block's origin plus the thread's offset in it, `(by * 12 - 2 +
+//! ty) * cols + bx * 12 - 2 + tx` in HotSpot: what bounds it for one thread is the grid the
+//! launch chose, which no guard of the kernel states (a grid with more blocks than tiles would
+//! fail it). But such an index is an interval over the block's threads, whose ends the block
+//! can compute once from its own indices: every thread's index is in `[0, len)` when the
+//! interval is. CUB's full tiles and partial tiles make the same split by hand.
+//!
+//! For a check `idx < len` left in a fast copy of [`crate::check_versioning`], the pass
+//! evaluates `idx` over intervals: a thread index (`zext` of `tid.x`, `tid.y`, `tid.z`) spans
+//! `[0, ntid - 1]`; a value the arguments, the block indices and the block's size alone
+//! determine is one point, recomputed in the fast copy's entry block; `add`, `sub`, `or
+//! disjoint`, `shl` by a constant and `mul` by a non-negative such value combine the ends.
+//! Each value's interval is also computed from the range analysis of
+//! [`crate::compare_narrowing`] (with the entry test's limits), and the check is taken only
+//! when every interval lies in `(-2^62, 2^62)`: no 64-bit step then wraps, for any thread, so
+//! each thread's `idx` lies between the ends the block computes. The entry block then also
+//! tests `0 <= lo` and `hi < len`, uniformly for the block, and a block that fails runs the
+//! checked copy; in the fast copy the check becomes `br i1 true` after an `llvm.assume` of
+//! `idx < len` (what it established, read by [`crate::compare_narrowing`]). A copy left
+//! without any way to panic then also loses the launch token's store and barrier
+//! ([`crate::check_versioning::without_launch_token`]).
+
+use crate::check_versioning::{
+    ASSUMED_BLOCK, PREFIX, TEST_BLOCK, argument_names, bounds_panic, branch_targets, check_branch,
+    without_launch_token,
+};
+use crate::compare_narrowing::Analysis;
+use crate::offset_checks::{strip_metadata, strip_words, terminator, unsigned_less_than};
+use std::collections::{HashMap, HashSet};
+
+/// Prefix of the values the entry block computes for the tiles' tests.
+const TILE_PREFIX: &str = "ferrocuda.tile.";
+
+/// How large (in magnitude) a value's interval may be: far enough from 2^63 that no step of
+/// the index arithmetic, nor of its ends' computation, wraps.
+const SAFE: i128 = 1 << 62;
+
+/// How deep the interval evaluation follows an index's operands.
+const MAX_DEPTH: usize = 12;
+
+/// The versioned function `body` (the text [`crate::check_versioning`] wrote) with the
+/// checks of its fast copy that full tiles pass removed and tested per block, or `None` when
+/// there is none.
+pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let args = argument_names(define);
+    let mut analysis = Analysis::new(&lines);
+    let labels: Vec<Option<String>> = analysis.blocks.iter().map(|b| b.label.clone()).collect();
+    let find = |label: &str| labels.iter().position(|l| l.as_deref() == Some(label));
+    let assumed = find(ASSUMED_BLOCK)?;
+    let test = find(TEST_BLOCK)?;
+    let assumed_term = terminator(&analysis.blocks[assumed], &lines).trim();
+    let fast_label = match branch_targets(assumed_term) {
+        Some((_, taken, _)) => taken,
+        None => strip_metadata(assumed_term).strip_prefix("br label %")?,
+    }
+    .to_string();
+    let fast_entry = find(&fast_label)?;
+    let entry_facts = analysis.facts(fast_entry);
+    let mut tiles = Tiles {
+        lines: Vec::new(),
+        defined: HashSet::new(),
+        args: &args,
+        counter: 0,
+    };
+    let mut passed = Vec::new();
+    let mut checks: HashMap<usize, (String, String)> = HashMap::new();
+    for (index, label) in labels.iter().enumerate() {
+        if !label.as_deref().is_some_and(|l| l.starts_with(PREFIX)) {
+            continue;
+        }
+        let block = &analysis.blocks[index];
+        let Some((condition, fail)) = check_branch(terminator(block, &lines)) else {
+            continue;
+        };
+        if bounds_panic(&analysis.blocks, &lines, fail).is_none() {
+            continue;
+        }
+        let Some((idx, len)) = analysis
+            .definition_of(condition)
+            .and_then(unsigned_less_than)
+            .map(|(i, l)| (i.to_string(), l.to_string()))
+        else {
+            continue;
+        };
+        let mark = tiles.lines.len();
+        let (saved, counter) = (tiles.defined.clone(), tiles.counter);
+        let tested = (|| {
+            let ends = tiles.interval(&mut analysis, &idx, &entry_facts, 0)?;
+            let wide =
+                |tiles: &mut Tiles<'_>, v: &str| tiles.op("add", (v, ends.bits), ("0", 64), 64);
+            let (lo, hi) = (wide(&mut tiles, &ends.lo), wide(&mut tiles, &ends.hi));
+            // The length is only compared (unsigned): any value the block shares will do.
+            if !tiles.uniform(&analysis, &len, 0) {
+                return None;
+            }
+            let len = tiles.recompute(&analysis, &len);
+            Some(tiles.test(&lo, &hi, &len))
+        })();
+        match tested {
+            Some(ok) => {
+                passed.push(ok);
+                checks.insert(index, (idx, len));
+            }
+            None => {
+                tiles.lines.truncate(mark);
+                tiles.defined = saved;
+                tiles.counter = counter;
+            }
+        }
+    }
+    if passed.is_empty() {
+        return None;
+    }
+    // The tests join the assumed block's own (its block-index limits), before its branch.
+    let slow = {
+        let (_, _, not_taken) = branch_targets(terminator(&analysis.blocks[test], &lines))?;
+        not_taken.to_string()
+    };
+    let mut all = match branch_targets(assumed_term) {
+        Some((condition, _, _)) => condition.to_string(),
+        None => "true".to_string(),
+    };
+    let mut added = tiles.lines.concat();
+    for (n, ok) in passed.iter().enumerate() {
+        let name = format!("%{TILE_PREFIX}all{n}");
+        added.push_str(&format!("  {name} = and i1 {all}, {ok}\n"));
+        all = name;
+    }
+    added.push_str(&format!(
+        "  br i1 {all}, label %{fast_label}, label %{slow}\n"
+    ));
+    let assumed_last = analysis.blocks[assumed]
+        .lines
+        .clone()
+        .rev()
+        .find(|&i| lines[i].trim() == assumed_term)?;
+    let mut out = String::new();
+    let mut fast_copy = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let target = if i > assumed_last {
+            &mut fast_copy
+        } else {
+            &mut out
+        };
+        if i == assumed_last {
+            target.push_str(&added);
+            continue;
+        }
+        let block = analysis.blocks.iter().position(|b| b.lines.contains(&i));
+        let check = block.and_then(|b| {
+            let last = analysis.blocks[b]
+                .lines
+                .clone()
+                .rev()
+                .find(|&l| lines[l].trim() == terminator(&analysis.blocks[b], &lines).trim())?;
+            (last == i).then(|| Some((b, checks.get(&b)?)))?
+        });
+        match check {
+            Some((b, (idx, len))) => {
+                let (condition, _) = check_branch(line.trim())?;
+                let holds = format!("%{PREFIX}holds.tile{b}");
+                target.push_str(&format!(
+                    "  {holds} = icmp ult i64 {idx}, {len}\n  call void @llvm.assume(i1 {holds})\n"
+                ));
+                target.push_str(&line.replacen(&format!("br i1 {condition},"), "br i1 true,", 1));
+            }
+            None => target.push_str(line),
+        }
+    }
+    out.push_str(&without_launch_token(&fast_copy).unwrap_or(fast_copy));
+    Some(out)
+}
+
+/// The ends of a value over a block's threads, and its interval over all blocks.
+struct Ends {
+    lo: String,
+    hi: String,
+    /// The interval of the value for every thread of every block.
+    range: (i128, i128),
+    /// The width of `lo` and `hi` (32: they are the low halves, the value fitting in 32 bits).
+    bits: u32,
+}
+
+impl Ends {
+    /// One value for the whole block.
+    fn point(value: String, range: (i128, i128), bits: u32) -> Self {
+        Ends {
+            lo: value.clone(),
+            hi: value,
+            range,
+            bits,
+        }
+    }
+}
+
+/// Whether the interval lies in `[-2^31, 2^31)`.
+fn fits32((lo, hi): (i128, i128)) -> bool {
+    lo >= -(1 << 31) && hi < 1 << 31
+}
+
+/// The lines the entry block gains for the tiles' tests.
+struct Tiles<'a> {
+    lines: Vec<String>,
+    /// The fast copy's values already recomputed in the entry block (by their new names).
+    defined: HashSet<String>,
+    args: &'a HashSet<String>,
+    counter: usize,
+}
+
+impl Tiles<'_> {
+    fn fresh(&mut self, what: &str) -> String {
+        self.counter += 1;
+        format!("%{TILE_PREFIX}{what}{}", self.counter)
+    }
+
+    /// The ends of the 64-bit `value` over the block's threads, as operands valid in the
+    /// entry block (with the lines computing them added), and its interval over every block
+    /// and thread; `None` when the value depends on anything but the thread, block and
+    /// arguments in the ways the module documentation lists, or may be too large.
+    fn interval(
+        &mut self,
+        analysis: &mut Analysis<'_>,
+        value: &str,
+        facts: &[crate::check_versioning::Fact],
+        depth: usize,
+    ) -> Option<Ends> {
+        if let Ok(c) = value.parse::<i128>() {
+            return (c.abs() < SAFE).then(|| Ends::point(value.to_string(), (c, c), 64));
+        }
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if self.args.contains(value) || self.uniform(analysis, value, 0) {
+            let (lo, hi) = analysis.signed_range(value, 64, facts)?;
+            if lo <= -SAFE || hi >= SAFE {
+                return None;
+            }
+            // A value that fits in 32 bits is computed from the low halves of its operands
+            // (exact, as for [`crate::compare_narrowing`]), so the ends' arithmetic is 32-bit
+            // or one `mul.wide.s32` where it can be.
+            return Some(if fits32((lo, hi)) {
+                Ends::point(self.low(analysis, value), (lo, hi), 32)
+            } else {
+                Ends::point(self.recompute(analysis, value), (lo, hi), 64)
+            });
+        }
+        let inst = strip_metadata(analysis.definition_of(value)?);
+        let opcode = inst.split(' ').next()?;
+        if opcode == "zext" || opcode == "sext" {
+            // A thread index, widened.
+            let rest = strip_words(inst, opcode, &["nneg"])?.strip_prefix("i32 ")?;
+            let (operand, ty) = rest.split_once(" to ")?;
+            if ty.trim() != "i64" {
+                return None;
+            }
+            let axis = thread_axis(analysis.definition_of(operand.trim())?)?;
+            let size = self.fresh("ntid.");
+            let last = self.fresh("last.");
+            self.lines.push(format!(
+                "  {size} = call i32 @llvm.nvvm.read.ptx.sreg.ntid.{axis}()\n  \
+                 {last} = sub i32 {size}, 1\n"
+            ));
+            return Some(Ends {
+                lo: "0".to_string(),
+                hi: last,
+                range: (0, 1023),
+                bits: 32,
+            });
+        }
+        let rest = strip_words(inst, opcode, &["nuw", "nsw", "disjoint"])?;
+        let (a, b) = rest.strip_prefix("i64 ")?.split_once(", ")?;
+        let (a, b) = (a.trim(), b.trim());
+        let disjoint = inst.starts_with("or disjoint ");
+        let x = self.interval(analysis, a, facts, depth + 1)?;
+        let y = self.interval(analysis, b, facts, depth + 1)?;
+        let (sa, sb) = (x.range, y.range);
+        // Which ends combine: `(x end, y end)` for the low end, then for the high end.
+        let (opcode, ends, range) = match opcode {
+            "add" => (
+                "add",
+                [(&x.lo, &y.lo), (&x.hi, &y.hi)],
+                (sa.0 + sb.0, sa.1 + sb.1),
+            ),
+            "or" if disjoint => (
+                "add",
+                [(&x.lo, &y.lo), (&x.hi, &y.hi)],
+                (sa.0 + sb.0, sa.1 + sb.1),
+            ),
+            "sub" => (
+                "sub",
+                [(&x.lo, &y.hi), (&x.hi, &y.lo)],
+                (sa.0 - sb.1, sa.1 - sb.0),
+            ),
+            "shl" => {
+                let shift = u32::try_from(b.parse::<i128>().ok()?).ok()?;
+                if shift >= 62 {
+                    return None;
+                }
+                (
+                    "shl",
+                    [(&x.lo, &y.lo), (&x.hi, &y.hi)],
+                    (sa.0 << shift, sa.1 << shift),
+                )
+            }
+            "mul" => {
+                // One side one point per block and non-negative: the ends scale.
+                let (t, u) = if x.lo == x.hi {
+                    (&y, &x)
+                } else if y.lo == y.hi {
+                    (&x, &y)
+                } else {
+                    return None;
+                };
+                if u.range.0 < 0 {
+                    return None;
+                }
+                let (s, su) = (t.range, u.range);
+                let corners = [s.0 * su.0, s.0 * su.1, s.1 * su.0, s.1 * su.1];
+                let range = (*corners.iter().min()?, *corners.iter().max()?);
+                ("mul", [(&t.lo, &u.lo), (&t.hi, &u.lo)], range)
+            }
+            _ => return None,
+        };
+        if range.0 <= -SAFE || range.1 >= SAFE {
+            return None;
+        }
+        let bits = if fits32(range) { 32 } else { 64 };
+        let (x_bits, y_bits) = if opcode == "mul" && x.lo == x.hi {
+            (y.bits, x.bits)
+        } else {
+            (x.bits, y.bits)
+        };
+        let [(a_lo, b_lo), (a_hi, b_hi)] = ends.map(|(a, b)| (a.clone(), b.clone()));
+        let lo = self.op(opcode, (&a_lo, x_bits), (&b_lo, y_bits), bits);
+        let hi = if (&a_lo, &b_lo) == (&a_hi, &b_hi) {
+            lo.clone()
+        } else {
+            self.op(opcode, (&a_hi, x_bits), (&b_hi, y_bits), bits)
+        };
+        Some(Ends {
+            lo,
+            hi,
+            range,
+            bits,
+        })
+    }
+
+    /// `a op b` in `bits` bits (32: the low halves, exact when the result fits; 64: the
+    /// operands sign-extended, which fit where they are 32-bit), as a new line.
+    fn op(
+        &mut self,
+        opcode: &str,
+        (a, a_bits): (&str, u32),
+        (b, b_bits): (&str, u32),
+        bits: u32,
+    ) -> String {
+        let mut operand = |v: &str, from: u32| -> String {
+            if v.parse::<i128>().is_ok() || from == bits {
+                return v.to_string();
+            }
+            let name = self.fresh("cast.");
+            let cast = if bits == 64 {
+                format!("sext i32 {v} to i64")
+            } else {
+                format!("trunc i64 {v} to i32")
+            };
+            self.lines.push(format!("  {name} = {cast}\n"));
+            name
+        };
+        let (a, b) = (operand(a, a_bits), operand(b, b_bits));
+        match (opcode, a.as_str(), b.as_str()) {
+            ("add" | "sub" | "shl", a, "0") => return a.to_string(),
+            ("add", "0", b) => return b.to_string(),
+            _ => {}
+        }
+        let name = self.fresh("end.");
+        self.lines
+            .push(format!("  {name} = {opcode} i{bits} {a}, {b}\n"));
+        name
+    }
+
+    /// The low 32 bits of the uniform 64-bit `value`, computed in the entry block from the
+    /// low halves of its operands where the operation allows (`add`, `sub`, `mul`, `shl` by
+    /// less than 32, bitwise operations, widening of a 32-bit value), else truncated.
+    fn low(&mut self, analysis: &Analysis<'_>, value: &str) -> String {
+        if let Ok(c) = value.parse::<i128>() {
+            return ((c as i64) as i32).to_string();
+        }
+        let renamed = value.replacen(&format!("%{PREFIX}"), &format!("%{TILE_PREFIX}low."), 1);
+        let renamed = if renamed == value {
+            format!("%{TILE_PREFIX}low.{}", value.trim_start_matches('%'))
+        } else {
+            renamed
+        };
+        if self.defined.contains(&renamed) {
+            return renamed;
+        }
+        let inst = strip_metadata(analysis.definition_of(value).unwrap_or(""));
+        let opcode = inst.split(' ').next().unwrap_or("");
+        let text = match (opcode, operands(inst)) {
+            ("zext" | "sext", Some(ops)) if inst.contains(" i32 ") && inst.ends_with(" to i64") => {
+                let narrow = &ops[0];
+                if narrow.starts_with('%') && !self.args.contains(narrow.as_str()) {
+                    return self.recompute(analysis, narrow);
+                }
+                return narrow.clone();
+            }
+            ("add" | "sub" | "mul" | "and" | "or" | "xor" | "shl", Some(ops))
+                if inst.contains(" i64 ")
+                    && (opcode != "shl" || ops[1].parse::<u32>().is_ok_and(|s| s < 32)) =>
+            {
+                let a = self.low(analysis, &ops[0]);
+                let b = self.low(analysis, &ops[1]);
+                format!("{opcode} i32 {a}, {b}")
+            }
+            _ => {
+                let wide = self.recompute(analysis, value);
+                format!("trunc i64 {wide} to i32")
+            }
+        };
+        self.defined.insert(renamed.clone());
+        self.lines.push(format!("  {renamed} = {text}\n"));
+        renamed
+    }
+
+    /// `lo >= 0 && hi < len`, as a new line's name.
+    fn test(&mut self, lo: &str, hi: &str, len: &str) -> String {
+        let from = self.fresh("from.");
+        let to = self.fresh("to.");
+        let ok = self.fresh("ok.");
+        self.lines.push(format!(
+            "  {from} = icmp sge i64 {lo}, 0\n  {to} = icmp ult i64 {hi}, {len}\n  \
+             {ok} = and i1 {from}, {to}\n"
+        ));
+        ok
+    }
+
+    /// Whether `value` is computed from the arguments, constants and the block's indices,
+    /// size and the grid's size alone (the same for every thread of a block).
+    fn uniform(&self, analysis: &Analysis<'_>, value: &str, depth: usize) -> bool {
+        if !value.starts_with('%') || self.args.contains(value) {
+            return true;
+        }
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let Some(inst) = analysis.definition_of(value) else {
+            return false;
+        };
+        let inst = strip_metadata(inst);
+        if block_register(inst) {
+            return true;
+        }
+        operands(inst).is_some_and(|ops| ops.iter().all(|o| self.uniform(analysis, o, depth + 1)))
+    }
+
+    /// The name of `value` (uniform) recomputed in the entry block, adding its lines.
+    fn recompute(&mut self, analysis: &Analysis<'_>, value: &str) -> String {
+        if !value.starts_with('%') || self.args.contains(value) {
+            return value.to_string();
+        }
+        let renamed = value.replacen(&format!("%{PREFIX}"), &format!("%{TILE_PREFIX}v."), 1);
+        if !self.defined.insert(renamed.clone()) {
+            return renamed;
+        }
+        let inst = strip_metadata(analysis.definition_of(value).unwrap_or(""));
+        let mut text = inst.to_string();
+        if !block_register(inst) {
+            for operand in operands(inst).unwrap_or_default() {
+                let new = self.recompute(analysis, &operand);
+                text = replace_operand(&text, &operand, &new);
+            }
+        }
+        self.lines.push(format!("  {renamed} = {text}\n"));
+        renamed
+    }
+}
+
+/// The operands of an instruction [`Tiles::uniform`] can follow: casts and two-operand
+/// integer arithmetic.
+fn operands(inst: &str) -> Option<Vec<String>> {
+    let opcode = inst.split(' ').next()?;
+    match opcode {
+        "zext" | "sext" | "trunc" => {
+            let rest = strip_words(inst, opcode, &["nneg", "nuw", "nsw"])?;
+            let (_, rest) = rest.split_once(' ')?;
+            Some(vec![rest.split(" to ").next()?.trim().to_string()])
+        }
+        "and" | "or" | "xor" | "add" | "sub" | "mul" | "shl" | "lshr" => {
+            let rest = strip_words(inst, opcode, &["nuw", "nsw", "disjoint", "exact"])?;
+            let (_, rest) = rest.split_once(' ')?;
+            Some(rest.split(", ").map(|o| o.trim().to_string()).collect())
+        }
+        _ => None,
+    }
+}
+
+/// `inst` with the operand `old` (a whole name, not a prefix of a longer one) renamed.
+fn replace_operand(inst: &str, old: &str, new: &str) -> String {
+    let mut out = String::new();
+    let mut rest = inst;
+    while let Some(at) = rest.find(old) {
+        let end = at + old.len();
+        let next = rest[end..].chars().next();
+        out.push_str(&rest[..at]);
+        if next.is_some_and(|c| c.is_alphanumeric() || c == '.' || c == '_') {
+            out.push_str(old);
+        } else {
+            out.push_str(new);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `inst` reads a special register that is the same for every thread of a block
+/// (`ctaid`, `ntid`, `nctaid`).
+fn block_register(inst: &str) -> bool {
+    let Some(name) = inst
+        .split("@llvm.nvvm.read.ptx.sreg.")
+        .nth(1)
+        .and_then(|r| r.split('(').next())
+    else {
+        return false;
+    };
+    (inst.starts_with("call ") || inst.starts_with("tail call "))
+        && ["ctaid.", "ntid.", "nctaid."].iter().any(|p| {
+            name.strip_prefix(p)
+                .is_some_and(|a| ["x", "y", "z"].contains(&a))
+        })
+}
+
+/// The axis (`x`, `y`, `z`) of a thread-index read.
+fn thread_axis(inst: &str) -> Option<&str> {
+    let inst = strip_metadata(inst);
+    if !(inst.starts_with("call ") || inst.starts_with("tail call ")) {
+        return None;
+    }
+    let axis = inst
+        .split("@llvm.nvvm.read.ptx.sreg.tid.")
+        .nth(1)?
+        .strip_suffix("()")?;
+    ["x", "y", "z"].contains(&axis).then_some(axis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A versioned kernel whose fast copy stores to `out[(by * 14 - 1 + ty) * cols + bx * 14
+    /// - 1 + tx]` unguarded (the assumed block already tests the block indices).
+    const TILED: &str = "define ptx_kernel void @k(ptr %out, i64 %len, i32 %cols, i64 %token) {
+  br label %ferrocuda.entry.test
+
+ferrocuda.entry.test:
+  %ferrocuda.version.small0 = icmp ult i32 %cols, 16384
+  br i1 %ferrocuda.version.small0, label %ferrocuda.entry.assumed, label %ferrocuda.checked.start
+
+ferrocuda.entry.assumed:
+  %ferrocuda.assumed.small0 = icmp ult i32 %cols, 16384
+  call void @llvm.assume(i1 %ferrocuda.assumed.small0)
+  %ferrocuda.assumed.ctaid.x.value = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ferrocuda.assumed.ctaid.x = icmp ult i32 %ferrocuda.assumed.ctaid.x.value, 16384
+  %ferrocuda.assumed.ctaid.x.all = and i1 true, %ferrocuda.assumed.ctaid.x
+  %ferrocuda.assumed.ctaid.y.value = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ferrocuda.assumed.ctaid.y = icmp ult i32 %ferrocuda.assumed.ctaid.y.value, 16384
+  %ferrocuda.assumed.ctaid.y.all = and i1 %ferrocuda.assumed.ctaid.x.all, %ferrocuda.assumed.ctaid.y
+  br i1 %ferrocuda.assumed.ctaid.y.all, label %ferrocuda.fast.start, label %ferrocuda.checked.start
+
+ferrocuda.checked.start:
+  ret void
+
+ferrocuda.fast.start:
+  %ferrocuda.fast.tx = tail call range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ferrocuda.fast.ty = tail call range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+  %ferrocuda.fast.bx = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ferrocuda.fast.by = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ferrocuda.fast.tx64 = zext nneg i32 %ferrocuda.fast.tx to i64
+  %ferrocuda.fast.ty64 = zext nneg i32 %ferrocuda.fast.ty to i64
+  %ferrocuda.fast.bx64 = zext nneg i32 %ferrocuda.fast.bx to i64
+  %ferrocuda.fast.by64 = zext nneg i32 %ferrocuda.fast.by to i64
+  %ferrocuda.fast.cols = zext i32 %cols to i64
+  %ferrocuda.fast.ox = mul nuw nsw i64 %ferrocuda.fast.bx64, 14
+  %ferrocuda.fast.oy = mul nuw nsw i64 %ferrocuda.fast.by64, 14
+  %ferrocuda.fast.x0 = add nsw i64 %ferrocuda.fast.ox, -1
+  %ferrocuda.fast.y0 = add nsw i64 %ferrocuda.fast.oy, -1
+  %ferrocuda.fast.x = add nsw i64 %ferrocuda.fast.x0, %ferrocuda.fast.tx64
+  %ferrocuda.fast.y = add nsw i64 %ferrocuda.fast.y0, %ferrocuda.fast.ty64
+  %ferrocuda.fast.row = mul i64 %ferrocuda.fast.y, %ferrocuda.fast.cols
+  %ferrocuda.fast.idx = add i64 %ferrocuda.fast.row, %ferrocuda.fast.x
+  %ferrocuda.fast.ok = icmp ult i64 %ferrocuda.fast.idx, %len
+  br i1 %ferrocuda.fast.ok, label %ferrocuda.fast.store, label %ferrocuda.fast.panic
+
+ferrocuda.fast.store:
+  %ferrocuda.fast.p = getelementptr inbounds float, ptr %out, i64 %ferrocuda.fast.idx
+  store float 1.0, ptr %ferrocuda.fast.p, align 4
+  ret void
+
+ferrocuda.fast.panic:
+  tail call void @panic_bounds_check(i64 %ferrocuda.fast.idx, i64 %len, ptr null)
+  unreachable
+}
+";
+
+    fn tiled(ir: &str) -> Option<String> {
+        let define = ir.lines().next().unwrap();
+        let body: String = ir
+            .split_inclusive('\n')
+            .skip(1)
+            .filter(|l| !l.starts_with('}'))
+            .collect();
+        apply(define, &body)
+    }
+
+    #[test]
+    fn tests_the_blocks_corners_and_drops_the_check() {
+        let out = tiled(TILED).expect("the store's check is tiled");
+        // The fast copy's check is gone, its fact stays.
+        assert!(
+            out.contains("br i1 true, label %ferrocuda.fast.store"),
+            "{out}"
+        );
+        assert!(out.contains("icmp ult i64 %ferrocuda.fast.idx, %len\n  call void @llvm.assume"));
+        // The assumed block computes both ends from the block's indices and size.
+        let assumed = out
+            .split("ferrocuda.entry.assumed:\n")
+            .nth(1)
+            .and_then(|s| s.split("\n\n").next())
+            .unwrap();
+        assert!(
+            assumed.contains("@llvm.nvvm.read.ptx.sreg.ntid.x()"),
+            "{assumed}"
+        );
+        assert!(
+            assumed.contains("@llvm.nvvm.read.ptx.sreg.ntid.y()"),
+            "{assumed}"
+        );
+        assert!(assumed.contains("icmp sge i64"), "{assumed}");
+        assert!(assumed.contains(", %len\n"), "{assumed}");
+        // Computed from the block's own values, not the fast copy's (which it precedes).
+        assert!(
+            assumed
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("br "))
+                .all(|l| !l.contains("%ferrocuda.fast.")),
+            "{assumed}"
+        );
+        assert!(
+            assumed
+                .trim_end()
+                .ends_with("label %ferrocuda.fast.start, label %ferrocuda.checked.start"),
+            "{assumed}"
+        );
+    }
+
+    /// The test as a function of the block, its size and the arguments, evaluated by
+    /// interpreting the assumed block's lines: it must pass exactly when every thread's index
+    /// is in bounds.
+    #[test]
+    fn the_test_passes_exactly_when_every_thread_is_in_bounds() {
+        let out = tiled(TILED).unwrap();
+        let assumed: Vec<&str> = out
+            .split("ferrocuda.entry.assumed:\n")
+            .nth(1)
+            .and_then(|s| s.split("\n\n").next())
+            .unwrap()
+            .lines()
+            .collect();
+        for (bx, by, ntid, cols, len) in [
+            (0u32, 1u32, (16u32, 16u32), 100u32, 10_000i64),
+            (1, 1, (16, 16), 100, 10_000),
+            (3, 5, (16, 16), 100, 10_000),
+            (6, 6, (16, 16), 100, 10_000),
+            (7, 7, (16, 16), 100, 10_000),
+            (1, 1, (1, 1), 100, 10_000),
+            (2, 3, (14, 3), 50, 200),
+            (2, 3, (14, 3), 50, 6000),
+            (0, 0, (16, 16), 100, 10_000),
+            // Indices past 2^31 (the row's product is 64-bit): just in, just out.
+            (1000, 16000, (16, 16), 16383, 3_670_035_377),
+            (1000, 16000, (16, 16), 16383, 3_670_035_376),
+            (16383, 16383, (16, 16), 16383, 1 << 40),
+        ] {
+            let mut every = true;
+            for tx in 0..ntid.0 {
+                for ty in 0..ntid.1 {
+                    let idx = (by as i64 * 14 - 1 + ty as i64) * cols as i64 + bx as i64 * 14 - 1
+                        + tx as i64;
+                    every &= (0..len).contains(&idx);
+                }
+            }
+            let got = run(&assumed, bx, by, ntid, cols, len);
+            assert_eq!(
+                got, every,
+                "block ({bx}, {by}) of {ntid:?}, cols {cols}, len {len}"
+            );
+        }
+    }
+
+    /// Interprets the assumed block's lines (the instructions this pass and the fixture
+    /// use), returning the value of its branch's condition.
+    fn run(lines: &[&str], bx: u32, by: u32, ntid: (u32, u32), cols: u32, len: i64) -> bool {
+        let mut env: HashMap<String, i128> = HashMap::new();
+        env.insert("%cols".into(), cols as i128);
+        env.insert("%len".into(), len as i128);
+        let get = |env: &HashMap<String, i128>, v: &str| -> i128 {
+            match v {
+                "true" => 1,
+                "false" => 0,
+                _ => v.parse().unwrap_or_else(|_| env[v]),
+            }
+        };
+        for line in lines {
+            let line = line.trim();
+            if let Some(rest) = line.strip_prefix("br i1 ") {
+                return get(&env, rest.split(',').next().unwrap()) != 0;
+            }
+            let Some((name, inst)) = line.split_once(" = ") else {
+                continue;
+            };
+            let inst = strip_words(inst, "tail", &[]).unwrap_or(inst);
+            let value = if inst.contains("sreg.") {
+                match inst
+                    .split("sreg.")
+                    .nth(1)
+                    .unwrap()
+                    .split('(')
+                    .next()
+                    .unwrap()
+                {
+                    "ctaid.x" => bx as i128,
+                    "ctaid.y" => by as i128,
+                    "ntid.x" => ntid.0 as i128,
+                    "ntid.y" => ntid.1 as i128,
+                    other => panic!("{other}"),
+                }
+            } else {
+                let opcode = inst.split(' ').next().unwrap();
+                let words = ["nuw", "nsw", "nneg", "samesign", "disjoint"];
+                let rest = strip_words(inst, opcode, &words).unwrap();
+                // Values are kept as signed readings of their width; `wrap` reduces a result.
+                let wrap = |v: i128, bits: u32| {
+                    let m = 1i128 << bits;
+                    let r = v.rem_euclid(m);
+                    if r >= m / 2 { r - m } else { r }
+                };
+                match opcode {
+                    "zext" | "sext" | "trunc" => {
+                        let (from, rest) = rest.split_once(' ').unwrap();
+                        let (operand, to) = rest.split_once(" to ").unwrap();
+                        let v = get(&env, operand);
+                        match (opcode, from, to) {
+                            ("zext", "i32", "i64") => v.rem_euclid(1 << 32),
+                            ("sext", "i32", "i64") => v,
+                            ("trunc", "i64", "i32") => wrap(v, 32),
+                            other => panic!("{other:?}"),
+                        }
+                    }
+                    "icmp" => {
+                        let (pred, rest) = rest.split_once(' ').unwrap();
+                        let (ty, rest) = rest.split_once(' ').unwrap();
+                        let (a, b) = rest.split_once(", ").unwrap();
+                        let (a, b) = (get(&env, a), get(&env, b));
+                        let bits = if ty == "i32" { 32 } else { 64 };
+                        let unsigned = |v: i128| v.rem_euclid(1 << bits);
+                        i128::from(match pred {
+                            "ult" => unsigned(a) < unsigned(b),
+                            "sge" => a >= b,
+                            other => panic!("{other}"),
+                        })
+                    }
+                    "call" => continue,
+                    _ => {
+                        let (ty, rest) = rest.split_once(' ').unwrap();
+                        let (a, b) = rest.split_once(", ").unwrap();
+                        let (a, b) = (get(&env, a), get(&env, b));
+                        let bits = match ty {
+                            "i1" => 1,
+                            "i32" => 32,
+                            _ => 64,
+                        };
+                        let v = match opcode {
+                            "add" => a + b,
+                            "sub" => a - b,
+                            "mul" => a * b,
+                            "shl" => a << b,
+                            "and" => a & b,
+                            other => panic!("{other}"),
+                        };
+                        if bits == 1 { v & 1 } else { wrap(v, bits) }
+                    }
+                }
+            };
+            env.insert(name.to_string(), value);
+        }
+        panic!("no branch")
+    }
+
+    #[test]
+    fn leaves_an_index_that_depends_on_a_load() {
+        let ir = TILED.replace(
+            "%ferrocuda.fast.cols = zext i32 %cols to i64",
+            "%ferrocuda.fast.c32 = load i32, ptr %out, align 4\n  \
+             %ferrocuda.fast.cols = zext i32 %ferrocuda.fast.c32 to i64",
+        );
+        assert_eq!(tiled(&ir), None);
+    }
+
+    #[test]
+    fn leaves_a_product_of_two_thread_indices() {
+        let ir = TILED.replace(
+            "%ferrocuda.fast.row = mul i64 %ferrocuda.fast.y, %ferrocuda.fast.cols",
+            "%ferrocuda.fast.row = mul i64 %ferrocuda.fast.y, %ferrocuda.fast.tx64",
+        );
+        assert_eq!(tiled(&ir), None);
+    }
+
+    #[test]
+    fn leaves_an_index_that_may_wrap() {
+        // Without the entry's limit on the block indices, `ctaid.x * 2^40` may not fit.
+        let ir = TILED.replace(
+            "%ferrocuda.fast.ox = mul nuw nsw i64 %ferrocuda.fast.bx64, 14",
+            "%ferrocuda.fast.ox = shl i64 %ferrocuda.fast.bx64, 50",
+        );
+        assert_eq!(tiled(&ir), None);
+    }
+}

@@ -972,20 +972,7 @@ fn remat<'a>(
         return None;
     }
     let (&name, &inst) = defs.get_key_value(value)?;
-    let opcode = inst.split(' ').next()?;
-    let operands: Vec<&str> = match opcode {
-        "zext" | "sext" | "trunc" => {
-            let rest = strip_words(inst, opcode, &["nneg", "nuw", "nsw"])?;
-            let (_, rest) = rest.split_once(' ')?;
-            vec![rest.split(" to ").next()?.trim()]
-        }
-        "and" | "or" | "xor" | "add" | "sub" | "mul" | "shl" | "lshr" => {
-            let rest = strip_words(inst, opcode, &["nuw", "nsw", "disjoint", "exact"])?;
-            let (_, rest) = rest.split_once(' ')?;
-            strip_metadata(rest).split(", ").map(str::trim).collect()
-        }
-        _ => return None,
-    };
+    let operands = remat_operands(inst)?;
     let mut out = Vec::new();
     for operand in operands {
         for def in remat(operand, defs, args, depth + 1)? {
@@ -996,6 +983,25 @@ fn remat<'a>(
     }
     out.push((name, inst));
     Some(out)
+}
+
+/// The operands of an instruction [`remat`] can recompute: a cast (`zext`, `sext`, `trunc`)
+/// or two-operand integer arithmetic; `None` for anything else.
+pub(crate) fn remat_operands(inst: &str) -> Option<Vec<&str>> {
+    let opcode = inst.split(' ').next()?;
+    match opcode {
+        "zext" | "sext" | "trunc" => {
+            let rest = strip_words(inst, opcode, &["nneg", "nuw", "nsw"])?;
+            let (_, rest) = rest.split_once(' ')?;
+            Some(vec![rest.split(" to ").next()?.trim()])
+        }
+        "and" | "or" | "xor" | "add" | "sub" | "mul" | "shl" | "lshr" => {
+            let rest = strip_words(inst, opcode, &["nuw", "nsw", "disjoint", "exact"])?;
+            let (_, rest) = rest.split_once(' ')?;
+            Some(strip_metadata(rest).split(", ").map(str::trim).collect())
+        }
+        _ => None,
+    }
 }
 
 /// The versioned body: the new entry, the original body and the fast copy, each with its

@@ -34,7 +34,7 @@
 
 use crate::check_versioning::{
     ASSUMED_BLOCK, PREFIX, TEST_BLOCK, argument_names, bounds_panic, branch_targets, check_branch,
-    without_launch_token,
+    remat_operands, without_launch_token,
 };
 use crate::compare_narrowing::Analysis;
 use crate::offset_checks::{strip_metadata, strip_words, terminator, unsigned_less_than};
@@ -434,20 +434,20 @@ impl Tiles<'_> {
         }
         let inst = strip_metadata(analysis.definition_of(value).unwrap_or(""));
         let opcode = inst.split(' ').next().unwrap_or("");
-        let text = match (opcode, operands(inst)) {
+        let text = match (opcode, remat_operands(inst)) {
             ("zext" | "sext", Some(ops)) if inst.contains(" i32 ") && inst.ends_with(" to i64") => {
-                let narrow = &ops[0];
-                if narrow.starts_with('%') && !self.args.contains(narrow.as_str()) {
+                let narrow = ops[0];
+                if narrow.starts_with('%') && !self.args.contains(narrow) {
                     return self.recompute(analysis, narrow);
                 }
-                return narrow.clone();
+                return narrow.to_string();
             }
             ("add" | "sub" | "mul" | "and" | "or" | "xor" | "shl", Some(ops))
                 if inst.contains(" i64 ")
                     && (opcode != "shl" || ops[1].parse::<u32>().is_ok_and(|s| s < 32)) =>
             {
-                let a = self.low(analysis, &ops[0]);
-                let b = self.low(analysis, &ops[1]);
+                let a = self.low(analysis, ops[0]);
+                let b = self.low(analysis, ops[1]);
                 format!("{opcode} i32 {a}, {b}")
             }
             _ => {
@@ -488,7 +488,8 @@ impl Tiles<'_> {
         if block_register(inst) {
             return true;
         }
-        operands(inst).is_some_and(|ops| ops.iter().all(|o| self.uniform(analysis, o, depth + 1)))
+        remat_operands(inst)
+            .is_some_and(|ops| ops.iter().all(|o| self.uniform(analysis, o, depth + 1)))
     }
 
     /// The name of `value` (uniform) recomputed in the entry block, adding its lines.
@@ -503,32 +504,13 @@ impl Tiles<'_> {
         let inst = strip_metadata(analysis.definition_of(value).unwrap_or(""));
         let mut text = inst.to_string();
         if !block_register(inst) {
-            for operand in operands(inst).unwrap_or_default() {
-                let new = self.recompute(analysis, &operand);
-                text = replace_operand(&text, &operand, &new);
+            for operand in remat_operands(inst).unwrap_or_default() {
+                let new = self.recompute(analysis, operand);
+                text = replace_operand(&text, operand, &new);
             }
         }
         self.lines.push(format!("  {renamed} = {text}\n"));
         renamed
-    }
-}
-
-/// The operands of an instruction [`Tiles::uniform`] can follow: casts and two-operand
-/// integer arithmetic.
-fn operands(inst: &str) -> Option<Vec<String>> {
-    let opcode = inst.split(' ').next()?;
-    match opcode {
-        "zext" | "sext" | "trunc" => {
-            let rest = strip_words(inst, opcode, &["nneg", "nuw", "nsw"])?;
-            let (_, rest) = rest.split_once(' ')?;
-            Some(vec![rest.split(" to ").next()?.trim().to_string()])
-        }
-        "and" | "or" | "xor" | "add" | "sub" | "mul" | "shl" | "lshr" => {
-            let rest = strip_words(inst, opcode, &["nuw", "nsw", "disjoint", "exact"])?;
-            let (_, rest) = rest.split_once(' ')?;
-            Some(rest.split(", ").map(|o| o.trim().to_string()).collect())
-        }
-        _ => None,
     }
 }
 

@@ -306,7 +306,7 @@ impl<'a> Analysis<'a> {
     /// [`MIN_MAX`]) has operands that fit in 32 bits where it is computed (both in `[0, 2^32)`
     /// for the unsigned ones, both in `[-2^31, 2^31)` for `smin`/`smax`), so that its low half
     /// is the 32-bit intrinsic of the operands' low halves.
-    fn narrow_call(&mut self, value: &str, block: usize) -> Option<(String, String, String)> {
+    fn narrow_call(&mut self, value: &str, block: usize) -> Option<NarrowCall> {
         let (op, bits, a, b) = binary_intrinsic(strip_metadata(self.defs.get(value)?))?;
         if bits != 64 || !MIN_MAX.contains(&op) {
             return None;
@@ -319,7 +319,40 @@ impl<'a> Analysis<'a> {
         let both_signed = x.fits_signed32() && y.fits_signed32();
         let fits =
             both_signed || (!op.starts_with('s') && x.fits_unsigned32() && y.fits_unsigned32());
-        fits.then(|| (op.to_string(), a.to_string(), b.to_string()))
+        if !fits {
+            return None;
+        }
+        // `umax(usub.sat(v, c), w)` with `v`, `c` and `w` in `[0, 2^31)` is `smax(v - c, w)`:
+        // where `v < c` the saturated 0 and the negative `v - c` both lose to `w >= 0`. One
+        // `VIADDMNMX` where the saturating form takes a max, an add and a max (the clamped
+        // neighbour `tx.saturating_sub(1).max(valid_x_min)` of HotSpot and PathFinder).
+        let nonnegative32 = |r: Range| r.lo >= 0 && r.hi < 1 << 31;
+        if op == "umax" {
+            for (saturated, other, other_range) in [(a, b, y), (b, a, x)] {
+                let Some(("usub.sat", 64, v, c)) = self
+                    .defs
+                    .get(saturated)
+                    .and_then(|d| binary_intrinsic(strip_metadata(d)))
+                else {
+                    continue;
+                };
+                let (rv, rc) = (self.range(v, 64, &facts, 0), self.range(c, 64, &facts, 0));
+                if [rv, rc, other_range].into_iter().all(nonnegative32) {
+                    return Some(NarrowCall {
+                        op: "smax".to_string(),
+                        a: v.to_string(),
+                        minus: Some(c.to_string()),
+                        b: other.to_string(),
+                    });
+                }
+            }
+        }
+        Some(NarrowCall {
+            op: op.to_string(),
+            a: a.to_string(),
+            minus: None,
+            b: b.to_string(),
+        })
     }
 
     /// The facts on the edge from block `from` to the block labelled `to`: those of `from`
@@ -455,15 +488,24 @@ impl<'a> Analysis<'a> {
             }
             "select" => {
                 let parts: Vec<&str> = inst["select ".len()..].split(", ").collect();
-                let [_, a, b] = parts[..] else {
+                let [condition, a, b] = parts[..] else {
                     return full;
                 };
                 let operand = |s: &str| s.split_once(' ').map(|(_, v)| v.trim().to_string());
-                let (Some(a), Some(b)) = (operand(a), operand(b)) else {
+                let (Some(condition), Some(a), Some(b)) =
+                    (operand(condition), operand(a), operand(b))
+                else {
                     return full;
                 };
-                let x = self.range(&a, bits, facts, depth + 1);
-                let y = self.range(&b, bits, facts, depth + 1);
+                // Each arm where it is chosen: `select (x < 0), -x, 0` is not negative.
+                let chosen = |holds: bool| {
+                    let mut facts = facts.to_vec();
+                    add_facts(&condition, holds, &self.defs, &mut facts, 0);
+                    facts
+                };
+                let (if_true, if_false) = (chosen(true), chosen(false));
+                let x = self.range(&a, bits, &if_true, depth + 1);
+                let y = self.range(&b, bits, &if_false, depth + 1);
                 x.union(y)
             }
             "icmp" => self.truth(value, facts),
@@ -1137,10 +1179,7 @@ fn plan(analysis: &mut Analysis, body: &[&str]) -> Option<(Vec<Narrowing>, Vec<A
 
 /// The `min`/`max` calls of the fast copies whose low halves [`Analysis::narrow_call`]
 /// computes in 32 bits.
-fn narrow_calls(
-    analysis: &mut Analysis,
-    body: &[&str],
-) -> HashMap<String, (String, String, String)> {
+fn narrow_calls(analysis: &mut Analysis, body: &[&str]) -> HashMap<String, NarrowCall> {
     let mut calls = HashMap::new();
     for (index, line) in analysis.fast_copy_lines() {
         let Some((name, inst)) = definition(body[line]) else {
@@ -1285,8 +1324,18 @@ struct Emitter<'a, 'c> {
     /// Lines to add at the top of the entry block (truncations of arguments).
     at_entry: Vec<String>,
     counter: &'c mut usize,
-    /// The `min`/`max` calls computed in 32 bits: `(intrinsic, a, b)` by name.
-    calls: HashMap<String, (String, String, String)>,
+    /// The `min`/`max` calls computed in 32 bits, by name.
+    calls: HashMap<String, NarrowCall>,
+}
+
+/// A 64-bit `min`/`max` call whose low half is the 32-bit intrinsic `op` of the low halves of
+/// `a` (less `minus`, when given) and `b` ([`Analysis::narrow_call`]).
+#[derive(Clone)]
+struct NarrowCall {
+    op: String,
+    a: String,
+    minus: Option<String>,
+    b: String,
 }
 
 impl Emitter<'_, '_> {
@@ -1358,8 +1407,17 @@ impl Emitter<'_, '_> {
                 }
             }
             "call" | "tail" if depth < MAX_DEPTH && self.calls.contains_key(value) => {
-                let (op, a, b) = self.calls[value].clone();
-                let a = self.low(&a, depth + 1);
+                let NarrowCall { op, a, minus, b } = self.calls[value].clone();
+                let mut a = self.low(&a, depth + 1);
+                if let Some(minus) = minus {
+                    let minus = self.low(&minus, depth + 1);
+                    let difference = self.fresh();
+                    self.after
+                        .entry(line)
+                        .or_default()
+                        .push(format!("  {difference} = sub i32 {a}, {minus}\n"));
+                    a = difference;
+                }
                 let b = self.low(&b, depth + 1);
                 format!("call i32 @llvm.{op}.i32(i32 {a}, i32 {b})")
             }
@@ -1740,6 +1798,87 @@ exit:
             ("%smax_low", true),
         ] {
             assert_eq!(decided(COUNTED, "loop", value), Some(expected), "{value}");
+        }
+    }
+
+    /// A fast copy's clamped neighbour, `tx.saturating_sub(1).max(valid_min)` with
+    /// `valid_min = if origin < 0 { -origin } else { 0 }`, compared with the tile's edge.
+    const CLAMPED: &str = "define ptx_kernel void @k(i32 %origin) {
+start:
+  %limit = icmp sgt i32 %origin, -1000
+  call void @llvm.assume(i1 %limit)
+  br label %ferrocuda.fast.0
+
+ferrocuda.fast.0:
+  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tw = zext i32 %t to i64
+  %ow = sext i32 %origin to i64
+  %negative = icmp slt i64 %ow, 0
+  %minus = sub i64 0, %ow
+  %valid_min = select i1 %negative, i64 %minus, i64 0
+  %west_sat = tail call i64 @llvm.usub.sat.i64(i64 %tw, i64 1)
+  %west = tail call i64 @llvm.umax.i64(i64 %valid_min, i64 %west_sat)
+  %inside = icmp ult i64 %west, 16
+  br i1 %inside, label %ferrocuda.fast.1, label %ferrocuda.fast.2
+
+ferrocuda.fast.1:
+  br label %ferrocuda.fast.2
+
+ferrocuda.fast.2:
+  ret void
+}
+";
+
+    #[test]
+    fn reads_each_select_arm_where_it_is_chosen() {
+        // `-origin` is chosen only where `origin < 0`: positive, at most 2^31.
+        let body = CLAMPED.replace(
+            "%inside = icmp ult i64 %west, 16",
+            "%inside = icmp slt i64 %valid_min, 0",
+        );
+        assert_eq!(decided(&body, "ferrocuda.fast.0", "%inside"), Some(false));
+        // Both arms read under all the block's facts, `-origin` could be negative.
+        let both = body.replace(
+            "%valid_min = select i1 %negative,",
+            "%valid_min = select i1 true,",
+        );
+        assert_eq!(decided(&both, "ferrocuda.fast.0", "%inside"), None);
+    }
+
+    #[test]
+    fn a_saturated_subtract_under_a_max_is_a_signed_max_of_the_difference() {
+        let out = apply(CLAMPED).expect("narrowed");
+        let lines: Vec<&str> = out.lines().map(str::trim).collect();
+        let at = |needle: &str| {
+            lines
+                .iter()
+                .position(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle}\n{out}"))
+        };
+        let difference = at(" = sub i32 %t, 1");
+        let max = at("call i32 @llvm.smax.i32(");
+        assert!(difference < max, "{out}");
+        let name = lines[difference].split(' ').next().unwrap();
+        assert!(lines[max].contains(&format!("(i32 {name}, i32 ")), "{out}");
+        assert!(!out.contains("usub.sat.i32"), "{out}");
+        // Without the assumption `-origin` may be 2^31, past a signed 32-bit max: the
+        // saturating form stays.
+        let unbounded = CLAMPED.replace(
+            "icmp sgt i32 %origin, -1000",
+            "icmp sge i32 %origin, -2147483648",
+        );
+        let kept = apply(&unbounded).unwrap_or(unbounded);
+        assert!(!kept.contains("@llvm.smax.i32("), "{kept}");
+        // The identity itself, over the edges of its domain.
+        let values = [0i64, 1, 2, 15, 16, 1000, (1 << 31) - 2, (1 << 31) - 1];
+        for v in values {
+            for c in values {
+                for w in values {
+                    let saturating = (v - c).max(0).max(w);
+                    let signed = i64::from((v as i32).wrapping_sub(c as i32).max(w as i32));
+                    assert_eq!(saturating, signed, "v {v} c {c} w {w}");
+                }
+            }
         }
     }
 

@@ -538,14 +538,25 @@ fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
         })
         .count();
     assert_eq!(wide, 2, "{}", fast.join("\n"));
-    // The note limits `iteration` (`$0`) and the borders (`$9`, `$10`).
+    // The clamped neighbours `ty.saturating_sub(1).max(valid_y_min)` (and `tx`'s) are one
+    // signed max of `ty - 1` each (`VIADDMNMX`), not a max with 1, a subtract and an unsigned
+    // max: `valid_y_min` is `-blk_y` only where `blk_y < 0`, so never negative.
+    assert_eq!(has(&fast, "max.s32"), 2, "{}", fast.join("\n"));
+    let saturating = fast
+        .iter()
+        .filter(|l| l.starts_with("max.u32") && l.ends_with(", 1;"))
+        .count();
+    assert_eq!(saturating, 0, "{}", fast.join("\n"));
+    // The note limits `iteration` (`$0`) and the borders (`$9`, `$10`) to 2^15: the largest
+    // power of two under which the tile's corners, `(16 - 2 iteration) by - border_rows`
+    // and the rest, still fit in 32 bits.
     let note = kernels_idiomatic::__FERROCUDA_MODULE
         .ptx
         .lines()
         .take_while(|l| !l.starts_with(".version"))
         .find_map(|l| l.strip_prefix("// ferrocuda entry test: hotspot "))
         .expect("HotSpot's entry test note");
-    for limit in ["$0:32 16384", "$9:32 16384", "$10:32 16384"] {
+    for limit in ["$0:32 32768", "$9:32 32768", "$10:32 32768"] {
         assert!(note.contains(limit), "{limit}: {note}");
     }
 }

@@ -492,7 +492,7 @@ fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
     // of a block whose corner threads' indices are in bounds: the copy's entry tests that per
     // block (`nvptx-builder/src/tile_checks.rs`), and the blocks at the grid's top and bottom
     // edges run the checked copy. The copy exists for its arithmetic: `iteration`, the borders
-    // and the block indices below 2^14 make its tile origin and cells fit in 32 bits. A dev
+    // and the block indices below 2^15 make its tile origin and cells fit in 32 bits. A dev
     // build's overflow checks leave other checks, so only an optimised build is pinned.
     if cfg!(debug_assertions) {
         return;

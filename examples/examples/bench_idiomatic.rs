@@ -96,7 +96,8 @@ fn launch_args(
     }
     if let Some((ptx, entry)) = ferrocuda_entry {
         values.push(0);
-        if ferrocuda::entry_test_holds(ptx, entry, &values) == Some(true) {
+        if ferrocuda::entry_test_holds(ptx, entry, &values, [grid.0, grid.1, grid.2]) == Some(true)
+        {
             *values.last_mut().expect("the token") = ENTRY_TEST_TOKEN_BIT;
         }
     }

@@ -74,6 +74,43 @@ pub(crate) const TEST_BLOCK: &str = "ferrocuda.entry.test";
 /// The block entering the fast copy (its assumptions).
 pub(crate) const ASSUMED_BLOCK: &str = "ferrocuda.entry.assumed";
 
+/// Label of the block after the test that tests the block's indices against their limits: the
+/// host's bit skips it with the test, having tested the whole grid.
+pub(crate) const BLOCKS_BLOCK: &str = "ferrocuda.entry.blocks";
+
+/// Label of the block before the assumed block where [`crate::tile_checks`] tests the block's
+/// tiles (a branch to the assumed block until then). Every way to the fast copy passes it: the
+/// host cannot make those tests for a grid whose edge blocks fail them (HotSpot's), so the
+/// blocks make them.
+pub(crate) const TILES_BLOCK: &str = "ferrocuda.entry.tiles";
+
+/// Prefix of the values [`BLOCKS_BLOCK`] computes.
+const BLOCKS_PREFIX: &str = "ferrocuda.blocks.";
+
+/// The test the runtime makes on the host for a launch (the note, [`entry_test`]): `(name,
+/// instruction)` lines over the entry's parameters and block indices, and the name of the one
+/// whose value is the test's.
+#[derive(Debug, Clone)]
+struct HostTest {
+    lines: Vec<(String, String)>,
+    result: String,
+}
+
+impl HostTest {
+    /// The test and `value` (a line's name, 1 bit), as a new last line.
+    fn and(&mut self, value: &str) {
+        let name = format!("%{VERSION_PREFIX}host{}", self.lines.len());
+        self.lines
+            .push((name.clone(), format!("and i1 {}, {value}", self.result)));
+        self.result = name;
+    }
+
+    /// The note's program, or `None` when a line is not one the program language has.
+    fn program(&self, define: &str) -> Option<String> {
+        entry_test::program(define, &self.lines, &self.result)
+    }
+}
+
 /// The fast copy is taken only when each factor widened from a 32-bit argument is below this
 /// (2^30): sums and differences of such values and small offsets then fit in 32 bits.
 const FACTOR_LIMIT: u64 = 1 << 30;
@@ -310,10 +347,10 @@ fn version_function(
         .collect();
     let all_proved = checks > 0 && proofs.len() == checks;
     // The fast copy's checks that pass for whole blocks go too, tested per block.
-    let tiled = |(text, note): (String, Option<String>)| {
+    let tiled = |(text, host): (String, Option<HostTest>)| {
         (
             crate::tile_checks::apply(define, &text).unwrap_or(text),
-            note,
+            host.and_then(|h| h.program(define)),
         )
     };
     if !nounroll.is_empty() || all_proved {
@@ -1018,7 +1055,7 @@ fn emit(
     nounroll: &HashSet<usize>,
     loops: &mut LoopMetadata<'_>,
     narrowing: Option<u64>,
-) -> (String, Option<String>) {
+) -> (String, Option<HostTest>) {
     let entry_label = blocks[0]
         .label
         .clone()
@@ -1130,35 +1167,83 @@ fn emit(
         .iter()
         .map(|(name, inst)| format!("  {name} = {inst}\n"))
         .collect();
+    // With narrowing limits the block indices the kernel reads are limited too: each block
+    // tests its own in the blocks' block below, and the host tests them for the whole grid
+    // (at its last block) as part of the note.
+    let mut blocks_test: Vec<(String, String)> = Vec::new();
+    let mut block_limits = Vec::new();
+    if let Some(limit) = narrowing {
+        for axis in ["x", "y", "z"] {
+            let register = format!("@llvm.nvvm.read.ptx.sreg.ctaid.{axis}()");
+            if !body.iter().any(|l| l.contains(&register)) {
+                continue;
+            }
+            let name = format!("%{BLOCKS_PREFIX}ctaid.{axis}");
+            blocks_test.push((format!("{name}.value"), format!("call i32 {register}")));
+            blocks_test.push((name.clone(), format!("icmp ult i32 {name}.value, {limit}")));
+            block_limits.push((axis, register, name));
+        }
+    }
+    // The note: the entry test and the block-index limits, written only for an entry with a
+    // launch token (which carries the runtime's answer).
+    let mut host = HostTest {
+        lines: test.iter().chain(&blocks_test).cloned().collect(),
+        result: all.clone(),
+    };
+    for (_, _, name) in &block_limits {
+        host.and(name);
+    }
+    let host = entry_test::launch_token(define, body)
+        .filter(|_| host.program(define).is_some())
+        .map(|token| (token, host));
     // The entry: with a launch token, its bit [`entry_test::ENTRY_TEST_TOKEN_BIT`] says the
-    // runtime found the test true on the host, and the kernel goes straight to the fast copy;
-    // otherwise the kernel computes the test.
-    let token = entry_test::launch_token(define, body);
-    let note = token
-        .as_ref()
-        .and_then(|_| entry_test::program(define, &test, &all));
-    match (&token, &note) {
-        (Some(token), Some(_)) => out.push_str(&format!(
+    // runtime found the note's test true on the host for every block, and the kernel goes
+    // straight to its tiles' tests, if any, and the fast copy; otherwise the kernel computes
+    // the test.
+    match &host {
+        Some((token, _)) => out.push_str(&format!(
             "  %{VERSION_PREFIX}vouched.bit = and i64 {token}, {bit}\n  \
              %{VERSION_PREFIX}vouched = icmp ne i64 %{VERSION_PREFIX}vouched.bit, 0\n  \
-             br i1 %{VERSION_PREFIX}vouched, label %{ASSUMED_BLOCK}, label %{TEST_BLOCK}\n",
+             br i1 %{VERSION_PREFIX}vouched, label %{TILES_BLOCK}, label %{TEST_BLOCK}\n",
             bit = entry_test::ENTRY_TEST_TOKEN_BIT
         )),
-        _ => out.push_str(&format!("  br label %{TEST_BLOCK}\n")),
+        None => out.push_str(&format!("  br label %{TEST_BLOCK}\n")),
     }
     let entry = format!("%{entry_label}");
     out.push_str(&format!(
-        "\n{TEST_BLOCK}:\n{lines}  br i1 {all}, label %{ASSUMED_BLOCK}, label {}\n",
+        "\n{TEST_BLOCK}:\n{lines}  br i1 {all}, label %{BLOCKS_BLOCK}, label {}\n",
         slow(&entry)
     ));
-    // The fast copy is entered through a block that assumes the factors' limits: the facts
-    // the passes after this one read ([`crate::compare_narrowing`]) hold on both ways in. The
-    // limits compare arguments with constants, so the block costs `llc` no register and no
-    // instruction; recomputing the whole test there (products and all) took the convolution
-    // from 32 to 35 registers in the driver's JIT and from 1.02x to 0.95x its CUDA C twin.
-    // Written just before the fast copy, which keeps `llc`'s layout of the blocks as it was
-    // with the test in the entry (the checked copy first).
-    let assumptions: String = limits
+    // The block's own tests (its indices' limits, then [`crate::tile_checks`]' tiles), made
+    // by every thread of the block alike: a block that fails runs the checked copy.
+    let mut blocks_block = format!("\n{BLOCKS_BLOCK}:\n");
+    let mut passed = "true".to_string();
+    for (name, inst) in &blocks_test {
+        blocks_block.push_str(&format!("  {name} = {inst}\n"));
+        if inst.starts_with("icmp ") {
+            let joined = format!("{name}.all");
+            blocks_block.push_str(&format!("  {joined} = and i1 {passed}, {name}\n"));
+            passed = joined;
+        }
+    }
+    blocks_block.push_str(&if passed == "true" {
+        format!("  br label %{TILES_BLOCK}\n")
+    } else {
+        format!(
+            "  br i1 {passed}, label %{TILES_BLOCK}, label {}\n",
+            slow(&entry)
+        )
+    });
+    blocks_block.push_str(&format!("\n{TILES_BLOCK}:\n  br label %{ASSUMED_BLOCK}\n"));
+    // The fast copy is entered through a block that assumes the factors' and block indices'
+    // limits: the facts the passes after this one read ([`crate::compare_narrowing`]) hold on
+    // every way in (the host vouched for them, or the blocks before tested them). The limits
+    // compare arguments and block indices with constants, so the block costs `llc` no register
+    // and no instruction; recomputing the whole test there (products and all) took the
+    // convolution from 32 to 35 registers in the driver's JIT and from 1.02x to 0.95x its CUDA
+    // C twin. Written just before the fast copy, which keeps `llc`'s layout of the blocks as it
+    // was with the test in the entry (the checked copy first).
+    let mut assumptions: String = limits
         .iter()
         .map(|small| {
             let (_, inst) = test
@@ -1169,40 +1254,20 @@ fn emit(
             format!("  {name} = {inst}\n  call void @llvm.assume(i1 {name})\n")
         })
         .collect();
-    let assumed_block = match narrowing {
-        None => format!(
-            "\n{ASSUMED_BLOCK}:\n{assumptions}  br label {}\n",
-            fast(&entry)
-        ),
-        Some(limit) => {
-            // The block indices are this block's, so they are tested here, by every thread
-            // of the block alike: a block past the limit runs the checked copy.
-            let mut lines = assumptions;
-            let mut all = "true".to_string();
-            for axis in ["x", "y", "z"] {
-                let register = format!("@llvm.nvvm.read.ptx.sreg.ctaid.{axis}()");
-                if !body.iter().any(|l| l.contains(&register)) {
-                    continue;
-                }
-                let name = format!("%{ASSUMED_PREFIX}ctaid.{axis}");
-                lines.push_str(&format!(
-                    "  {name}.value = call i32 {register}\n  \
-                     {name} = icmp ult i32 {name}.value, {limit}\n  \
-                     {name}.all = and i1 {all}, {name}\n"
-                ));
-                all = format!("{name}.all");
-            }
-            if all == "true" {
-                format!("\n{ASSUMED_BLOCK}:\n{lines}  br label {}\n", fast(&entry))
-            } else {
-                format!(
-                    "\n{ASSUMED_BLOCK}:\n{lines}  br i1 {all}, label {}, label {}\n",
-                    fast(&entry),
-                    slow(&entry)
-                )
-            }
+    if let Some(limit) = narrowing {
+        for (axis, register, _) in &block_limits {
+            let name = format!("%{ASSUMED_PREFIX}ctaid.{axis}");
+            assumptions.push_str(&format!(
+                "  {name}.value = call i32 {register}\n  \
+                 {name} = icmp ult i32 {name}.value, {limit}\n  \
+                 call void @llvm.assume(i1 {name})\n"
+            ));
         }
-    };
+    }
+    let assumed_block = format!(
+        "{blocks_block}\n{ASSUMED_BLOCK}:\n{assumptions}  br label {}\n",
+        fast(&entry)
+    );
     // The original body, then the fast copy without its proved checks.
     let mut whole = out;
     let proved: HashMap<usize, &Proof> = proofs.iter().map(|p| (p.block, p)).collect();
@@ -1260,7 +1325,7 @@ fn emit(
         }
         whole.push_str(&out);
     }
-    (whole, note)
+    (whole, host.map(|(_, host)| host))
 }
 
 /// The 32-bit parameters of `define` that `body` widens to 64 bits (`zext`/`sext i32 %n to
@@ -1703,7 +1768,7 @@ done:
             entry.contains(&format!(
                 "  %ferrocuda.version.vouched.bit = and i64 %6, {}\n  \
                  %ferrocuda.version.vouched = icmp ne i64 %ferrocuda.version.vouched.bit, 0\n  \
-                 br i1 %ferrocuda.version.vouched, label %ferrocuda.entry.assumed, label %ferrocuda.entry.test\n",
+                 br i1 %ferrocuda.version.vouched, label %ferrocuda.entry.tiles, label %ferrocuda.entry.test\n",
                 1u64 << 62
             )),
             "{entry}"
@@ -1766,7 +1831,7 @@ done:
         );
         assert_eq!(
             lines[10],
-            "br i1 %ferrocuda.version.all2, label %ferrocuda.entry.assumed, label %ferrocuda.checked.7"
+            "br i1 %ferrocuda.version.all2, label %ferrocuda.entry.blocks, label %ferrocuda.checked.7"
         );
         assert_eq!(apply(TAPS).unwrap().notes, []);
         // The checked copy keeps its check; the fast copy's is decided, its loop not unrolled.
@@ -1889,7 +1954,7 @@ done:
             assert!(test.contains(expected), "{expected}\n{test}");
         }
         assert!(
-            test.ends_with(", label %ferrocuda.entry.assumed, label %ferrocuda.checked.10"),
+            test.ends_with(", label %ferrocuda.entry.blocks, label %ferrocuda.checked.10"),
             "{test}"
         );
         // The fast copy is entered through a block assuming the factors' limits, and only

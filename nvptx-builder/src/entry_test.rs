@@ -20,7 +20,10 @@
 //! The program: ops separated by `;`; op `i` defines `%i`; each op is
 //! `<opcode>[.<flag>]* <width> <operand> [<operand>]`, the width being the result's (an
 //! `icmp`'s: its operands'); an operand is `%n`, `$n:w` (entry parameter `n` read as a `w`-bit
-//! unsigned integer) or a decimal constant. Opcodes and flags are LLVM's (`zext.nneg`,
+//! unsigned integer), `^x`, `^y`, `^z` (the block index, 32 bits) or a decimal constant. A
+//! program that reads block indices is made by the runtime at each corner of the launch's grid
+//! and holds when it holds at all of them; the builder writes only tests that this decides for
+//! every block (the block indices' limits), and the kernel's bit then skips them too. Opcodes and flags are LLVM's (`zext.nneg`,
 //! `trunc.nuw`, `add.nuw.nsw`, `or.disjoint`, `icmp.ule`, `icmp.ult.samesign`, ...), with LLVM's
 //! meaning: a flag whose promise fails makes the value poison, and the runtime then leaves the
 //! bit clear. The program's value is its last op's, one bit.
@@ -81,9 +84,16 @@ pub(crate) fn program(define: &str, lines: &[(String, String)], result: &str) ->
         .filter_map(|(i, (ty, name))| Some((name, (i, width(&ty)?))))
         .collect();
     let mut values: HashMap<&str, (usize, u32)> = HashMap::new();
+    let mut blocks: HashMap<&str, &str> = HashMap::new();
     let mut ops = Vec::new();
     for (name, inst) in lines {
-        let (op, w) = op(strip_metadata(inst.trim()), &params, &values)?;
+        let inst = strip_metadata(inst.trim());
+        // A block-index read is no op: its value is the operand `^x`.
+        if let Some(axis) = block_index(inst) {
+            blocks.insert(name, axis);
+            continue;
+        }
+        let (op, w) = op(inst, &params, &values, &blocks)?;
         values.insert(name, (ops.len(), w));
         ops.push(op);
     }
@@ -102,13 +112,29 @@ fn width(ty: &str) -> Option<u32> {
     ty.strip_prefix('i')?.parse().ok()
 }
 
-/// One instruction as a program op, with its result width.
+/// The operand (`^x`, `^y`, `^z`) of a block-index read, `[tail ]call i32
+/// @llvm.nvvm.read.ptx.sreg.ctaid.<axis>()`.
+fn block_index(inst: &str) -> Option<&'static str> {
+    let call = inst.strip_prefix("tail ").unwrap_or(inst);
+    let axis = call.strip_prefix("call i32 @llvm.nvvm.read.ptx.sreg.ctaid.")?;
+    ["x", "y", "z"]
+        .into_iter()
+        .zip(["^x", "^y", "^z"])
+        .find_map(|(a, operand)| (axis == format!("{a}()")).then_some(operand))
+}
+
+/// One instruction as a program op, with its result width (`blocks`: the names of block-index
+/// reads, with their operands).
 fn op(
     inst: &str,
     params: &HashMap<String, (usize, u32)>,
     values: &HashMap<&str, (usize, u32)>,
+    blocks: &HashMap<&str, &str>,
 ) -> Option<(String, u32)> {
     let operand = |v: &str, w: u32| -> Option<String> {
+        if let Some(&block) = blocks.get(v) {
+            return (w == 32).then(|| block.to_string());
+        }
         if let Some(&(i, vw)) = values.get(v) {
             return (vw == w).then(|| format!("%{i}"));
         }
@@ -246,6 +272,36 @@ mod tests {
                 .map(|p| p.rsplit(';').next()),
             Some(Some("and 1 %3 %3"))
         );
+    }
+
+    #[test]
+    fn writes_block_index_reads_as_operands() {
+        let test = lines(&[
+            ("%bx", "call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()"),
+            ("%by", "tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()"),
+            ("%row", "mul i32 %by, %nx"),
+            ("%at", "add i32 %row, %bx"),
+            ("%ok", "icmp ult i32 %at, %ny"),
+            ("%lim", "icmp ult i32 %bx, 32768"),
+            ("%all", "and i1 %ok, %lim"),
+        ]);
+        assert_eq!(
+            program(DEFINE, &test, "%all").as_deref(),
+            Some(
+                "mul 32 ^y $2:32;add 32 %0 ^x;icmp.ult 32 %1 $3:32;icmp.ult 32 ^x 32768;and 1 %2 %3"
+            )
+        );
+        // A block index is 32 bits; other special registers are not in the language.
+        let wide = lines(&[
+            ("%bx", "call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()"),
+            ("%c", "icmp ult i64 %bx, 3"),
+        ]);
+        assert_eq!(program(DEFINE, &wide, "%c"), None);
+        let size = lines(&[
+            ("%n", "call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()"),
+            ("%c", "icmp ult i32 %n, 3"),
+        ]);
+        assert_eq!(program(DEFINE, &size, "%c"), None);
     }
 
     #[test]

@@ -33,8 +33,8 @@
 //! a loop.
 
 use crate::check_versioning::{
-    ASSUMED_BLOCK, PREFIX, TEST_BLOCK, argument_names, bounds_panic, branch_targets, check_branch,
-    remat_operands, without_launch_token,
+    ASSUMED_BLOCK, PREFIX, TEST_BLOCK, TILES_BLOCK, argument_names, bounds_panic, branch_targets,
+    check_branch, remat_operands, without_launch_token,
 };
 use crate::compare_narrowing::Analysis;
 use crate::offset_checks::{strip_metadata, strip_words, terminator, unsigned_less_than};
@@ -60,6 +60,7 @@ pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
     let labels: Vec<Option<String>> = analysis.blocks.iter().map(|b| b.label.clone()).collect();
     let find = |label: &str| labels.iter().position(|l| l.as_deref() == Some(label));
     let assumed = find(ASSUMED_BLOCK)?;
+    let tiles_block = find(TILES_BLOCK)?;
     let test = find(TEST_BLOCK)?;
     let assumed_term = terminator(&analysis.blocks[assumed], &lines).trim();
     let fast_label = match branch_targets(assumed_term) {
@@ -125,15 +126,15 @@ pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
     if passed.is_empty() {
         return None;
     }
-    // The tests join the assumed block's own (its block-index limits), before its branch.
+    // The tests go in the tiles' block, whose branch to the assumed block they decide. It
+    // follows the block-index limits' test (on the device or on the host), so the ends'
+    // arithmetic is within the limits it was proved under.
     let slow = {
         let (_, _, not_taken) = branch_targets(terminator(&analysis.blocks[test], &lines))?;
         not_taken.to_string()
     };
-    let mut all = match branch_targets(assumed_term) {
-        Some((condition, _, _)) => condition.to_string(),
-        None => "true".to_string(),
-    };
+    let tiles_term = terminator(&analysis.blocks[tiles_block], &lines).trim();
+    let mut all = "true".to_string();
     let mut added = tiles.lines.concat();
     for (n, ok) in passed.iter().enumerate() {
         let name = format!("%{TILE_PREFIX}all{n}");
@@ -141,13 +142,17 @@ pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
         all = name;
     }
     added.push_str(&format!(
-        "  br i1 {all}, label %{fast_label}, label %{slow}\n"
+        "  br i1 {all}, label %{ASSUMED_BLOCK}, label %{slow}\n"
     ));
-    let assumed_last = analysis.blocks[assumed]
-        .lines
-        .clone()
-        .rev()
-        .find(|&i| lines[i].trim() == assumed_term)?;
+    let last_line = |block: usize, term: &str| {
+        analysis.blocks[block]
+            .lines
+            .clone()
+            .rev()
+            .find(|&i| lines[i].trim() == term)
+    };
+    let tiles_last = last_line(tiles_block, tiles_term)?;
+    let assumed_last = last_line(assumed, assumed_term)?;
     let mut out = String::new();
     let mut fast_copy = String::new();
     for (i, line) in lines.iter().enumerate() {
@@ -156,7 +161,7 @@ pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
         } else {
             &mut out
         };
-        if i == assumed_last {
+        if i == tiles_last {
             target.push_str(&added);
             continue;
         }
@@ -574,21 +579,33 @@ mod tests {
 
 ferrocuda.entry.test:
   %ferrocuda.version.small0 = icmp ult i32 %cols, 16384
-  br i1 %ferrocuda.version.small0, label %ferrocuda.entry.assumed, label %ferrocuda.checked.start
+  br i1 %ferrocuda.version.small0, label %ferrocuda.entry.blocks, label %ferrocuda.checked.start
 
 ferrocuda.checked.start:
   ret void
+
+ferrocuda.entry.blocks:
+  %ferrocuda.blocks.ctaid.x.value = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ferrocuda.blocks.ctaid.x = icmp ult i32 %ferrocuda.blocks.ctaid.x.value, 16384
+  %ferrocuda.blocks.ctaid.x.all = and i1 true, %ferrocuda.blocks.ctaid.x
+  %ferrocuda.blocks.ctaid.y.value = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ferrocuda.blocks.ctaid.y = icmp ult i32 %ferrocuda.blocks.ctaid.y.value, 16384
+  %ferrocuda.blocks.ctaid.y.all = and i1 %ferrocuda.blocks.ctaid.x.all, %ferrocuda.blocks.ctaid.y
+  br i1 %ferrocuda.blocks.ctaid.y.all, label %ferrocuda.entry.tiles, label %ferrocuda.checked.start
+
+ferrocuda.entry.tiles:
+  br label %ferrocuda.entry.assumed
 
 ferrocuda.entry.assumed:
   %ferrocuda.assumed.small0 = icmp ult i32 %cols, 16384
   call void @llvm.assume(i1 %ferrocuda.assumed.small0)
   %ferrocuda.assumed.ctaid.x.value = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %ferrocuda.assumed.ctaid.x = icmp ult i32 %ferrocuda.assumed.ctaid.x.value, 16384
-  %ferrocuda.assumed.ctaid.x.all = and i1 true, %ferrocuda.assumed.ctaid.x
+  call void @llvm.assume(i1 %ferrocuda.assumed.ctaid.x)
   %ferrocuda.assumed.ctaid.y.value = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
   %ferrocuda.assumed.ctaid.y = icmp ult i32 %ferrocuda.assumed.ctaid.y.value, 16384
-  %ferrocuda.assumed.ctaid.y.all = and i1 %ferrocuda.assumed.ctaid.x.all, %ferrocuda.assumed.ctaid.y
-  br i1 %ferrocuda.assumed.ctaid.y.all, label %ferrocuda.fast.start, label %ferrocuda.checked.start
+  call void @llvm.assume(i1 %ferrocuda.assumed.ctaid.y)
+  br label %ferrocuda.fast.start
 
 ferrocuda.fast.start:
   %ferrocuda.fast.tx = tail call range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -655,7 +672,7 @@ ferrocuda.fast.panic:
         assert!(out.contains("icmp ult i64 %ferrocuda.fast.idx, %len\n  call void @llvm.assume"));
         // The assumed block computes both ends from the block's indices and size.
         let assumed = out
-            .split("ferrocuda.entry.assumed:\n")
+            .split("ferrocuda.entry.tiles:\n")
             .nth(1)
             .and_then(|s| s.split("\n\n").next())
             .unwrap();
@@ -680,7 +697,7 @@ ferrocuda.fast.panic:
         assert!(
             assumed
                 .trim_end()
-                .ends_with("label %ferrocuda.fast.start, label %ferrocuda.checked.start"),
+                .ends_with("label %ferrocuda.entry.assumed, label %ferrocuda.checked.start"),
             "{assumed}"
         );
     }
@@ -692,7 +709,7 @@ ferrocuda.fast.panic:
     fn the_test_passes_exactly_when_every_thread_is_in_bounds() {
         let out = tiled(TILED).unwrap();
         let assumed: Vec<&str> = out
-            .split("ferrocuda.entry.assumed:\n")
+            .split("ferrocuda.entry.tiles:\n")
             .nth(1)
             .and_then(|s| s.split("\n\n").next())
             .unwrap()

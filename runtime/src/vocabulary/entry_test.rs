@@ -26,7 +26,8 @@
 //! - `<width>` is 1, 8, 16, 32 or 64: the result's width, or for `icmp` both operands' width
 //!   (its result is 1 bit).
 //! - An operand is `%<n>` (an earlier op's value), `$<n>:<w>` (entry parameter `n` read as an
-//!   unsigned integer of `w` = 32 or 64 bits, whose bytes must be exactly `w / 8` long), or a
+//!   unsigned integer of `w` = 32 or 64 bits, whose bytes must be exactly `w / 8` long), `^x`,
+//!   `^y` or `^z` (a block index, 32 bits: see below), or a
 //!   decimal constant, possibly negative, taken as a two's-complement value of the width the op
 //!   expects (not allowed as a cast's operand, whose width it could not tell).
 //! - Casts of one operand: `zext` (flag `nneg`), `sext`, `trunc` (flags `nuw`, `nsw`), to a
@@ -37,8 +38,20 @@
 //!   is poison when the flag's promise is broken; so is a shift by the width or more.
 //!
 //! The test holds when no op is poison (used or not) and the last op, which must be 1 bit wide,
-//! is 1. Evaluation keeps the values in a [`SmallVec`] of 32 inline words, so a program of up to
+//! is 1.
+//!
+//! Evaluation keeps the values in a [`SmallVec`] of 32 inline words, so a program of up to
 //! 32 ops allocates nothing.
+//!
+//! # Tests of every block
+//!
+//! A program that reads block indices holds for a launch when it holds at every corner of the
+//! launch's grid: each index it reads at 0 and at the grid's last block on that axis (2, 4 or
+//! 8 evaluations). That decides every block for a conjunction of half-spaces of the block
+//! indices (an affine function compared with a bound, exactly), which is what the builder
+//! writes: the block-index limits of a narrowed copy (`icmp.ult 32 ^x 32768`, true at the last
+//! block and so at all). With the bit set, the kernel skips those limits with the rest of its
+//! test.
 
 #[cfg(doc)]
 use crate::device::panic::ENTRY_TEST_TOKEN_BIT;
@@ -54,6 +67,8 @@ pub(crate) const ENTRY_TEST_NOTE_PREFIX: &str = "// ferrocuda entry test: ";
 pub(crate) struct EntryTest {
     /// The ops, in order; op `i` defines value `%i`. Never empty; the last one is 1 bit wide.
     ops: Box<[Op]>,
+    /// The block-index axes the ops read (bit 0 `x`, bit 1 `y`, bit 2 `z`).
+    block_axes: u8,
 }
 
 /// One op of an [`EntryTest`], checked when parsed: its operands exist and have the widths the
@@ -126,6 +141,8 @@ enum Operand {
     Param { index: u32, bits: u32 },
     /// A constant, reduced to the width the op expects.
     Constant(u64),
+    /// The block index on axis `axis` (0 = `x`, 1 = `y`, 2 = `z`), 32 bits.
+    Block { axis: u8 },
 }
 
 /// The entry test of entry `name` in the PTX module `ptx`: `None` when no note names it, more
@@ -142,12 +159,13 @@ pub(crate) fn entry_test_of(ptx: &str, name: &str) -> Option<EntryTest> {
 
 /// Whether the entry test of `entry` in the PTX module `ptx` holds on `params`, the entry's
 /// parameters as a raw launcher holds them (one 8-byte slot each, a 32-bit parameter in the low
-/// half, the launch token last): `None` when the entry has no test (it is not versioned).
+/// half, the launch token last), for a launch of `grid` blocks (`[x, y, z]`): `None` when the
+/// entry has no test (it is not versioned).
 ///
 /// For launches made outside `launch!` (through cudarc, say): such a launcher that finds the
 /// test true may set [`ENTRY_TEST_TOKEN_BIT`](crate::device::panic::ENTRY_TEST_TOKEN_BIT)
 /// in the token it passes, as the runtime does, and the kernel skips computing the test itself.
-pub fn entry_test_holds(ptx: &str, entry: &str, params: &[u64]) -> Option<bool> {
+pub fn entry_test_holds(ptx: &str, entry: &str, params: &[u64], grid: [u32; 3]) -> Option<bool> {
     let test = entry_test_of(ptx, entry)?;
     // The widths the program reads each parameter at (the entry's own parameter types).
     let mut bits = vec![64u32; params.len()];
@@ -168,7 +186,7 @@ pub fn entry_test_holds(ptx: &str, entry: &str, params: &[u64]) -> Option<bool> 
             buffer.push(value);
         }
     }
-    Some(test.holds(&buffer))
+    Some(test.holds(&buffer, grid))
 }
 
 impl EntryTest {
@@ -184,17 +202,46 @@ impl EntryTest {
         if result_width(ops.last()?) != 1 {
             return None;
         }
+        let block_axes =
+            ops.iter()
+                .flat_map(|op| op.operands)
+                .fold(0, |axes, operand| match operand {
+                    Operand::Block { axis } => axes | 1 << axis,
+                    _ => axes,
+                });
         Some(EntryTest {
             ops: ops.into_boxed_slice(),
+            block_axes,
         })
     }
 
-    /// Whether the test holds on a launch's parameters: every op defined (not poison) and the
-    /// last one 1. False when a parameter the program reads is missing or of another size.
-    pub(crate) fn holds(&self, params: &ParamBuffer) -> bool {
+    /// Whether the test holds on a launch's parameters for every block of `grid` (`[x, y, z]`
+    /// blocks): every op defined (not poison) and the last one 1, at each corner of the grid
+    /// when the program reads block indices (see the module documentation). False when a
+    /// parameter the program reads is missing or of another size, or the grid is empty.
+    pub(crate) fn holds(&self, params: &ParamBuffer, grid: [u32; 3]) -> bool {
+        let axes = self.block_axes;
+        if grid.contains(&0) {
+            return false;
+        }
+        // The corners: each subset of the axes read, at the last block, the others at 0.
+        (0u8..8).filter(|corner| corner & !axes == 0).all(|corner| {
+            let block: [u32; 3] = std::array::from_fn(|axis| {
+                if corner & 1 << axis != 0 {
+                    grid[axis] - 1
+                } else {
+                    0
+                }
+            });
+            self.holds_at(params, block)
+        })
+    }
+
+    /// Whether the test holds on `params` in the block of indices `block`.
+    fn holds_at(&self, params: &ParamBuffer, block: [u32; 3]) -> bool {
         let mut values: SmallVec<[u64; 32]> = SmallVec::new();
         for op in &self.ops {
-            match op.evaluate(&values, params) {
+            match op.evaluate(&values, params, block) {
                 Some(value) => values.push(value),
                 None => return false,
             }
@@ -342,6 +389,15 @@ fn parse_operand(text: &str, constant_width: Option<u32>, ops: &[Op]) -> Option<
         };
         return Some((Operand::Param { index, bits }, bits));
     }
+    if let Some(axis) = text.strip_prefix('^') {
+        let axis = match axis {
+            "x" => 0,
+            "y" => 1,
+            "z" => 2,
+            _ => return None,
+        };
+        return Some((Operand::Block { axis }, 32));
+    }
     let width = constant_width?;
     let (negative, digits) = match text.strip_prefix('-') {
         Some(digits) => (true, digits),
@@ -385,8 +441,8 @@ impl Op {
     /// The op's value given the values before it; `None` when it is poison or an operand
     /// cannot be read.
     #[inline]
-    fn evaluate(&self, values: &[u64], params: &ParamBuffer) -> Option<u64> {
-        let a = operand(self.operands[0], values, params)?;
+    fn evaluate(&self, values: &[u64], params: &ParamBuffer, block: [u32; 3]) -> Option<u64> {
+        let a = operand(self.operands[0], values, params, block)?;
         let (w, from) = (self.width, self.source_width);
         let flag = |f: u8| self.flags & f != 0;
         match self.opcode {
@@ -399,21 +455,22 @@ impl Op {
                 (!lost_unsigned && !lost_signed).then_some(r)
             }
             _ => {
-                let b = operand(self.operands[1], values, params)?;
+                let b = operand(self.operands[1], values, params, block)?;
                 binary(self.opcode, self.flags, w, a, b)
             }
         }
     }
 }
 
-/// The value of `operand`: `None` when it cannot be read (a missing value, or a parameter
-/// missing or of another size).
+/// The value of `operand` in the block of indices `block`: `None` when it cannot be read (a
+/// missing value, or a parameter missing or of another size).
 #[inline]
-fn operand(operand: Operand, values: &[u64], params: &ParamBuffer) -> Option<u64> {
+fn operand(operand: Operand, values: &[u64], params: &ParamBuffer, block: [u32; 3]) -> Option<u64> {
     match operand {
         Operand::Value(index) => values.get(index as usize).copied(),
         Operand::Param { index, bits } => params.unsigned(index as usize, bits),
         Operand::Constant(value) => Some(value),
+        Operand::Block { axis } => Some(u64::from(block[usize::from(axis)])),
     }
 }
 
@@ -485,6 +542,9 @@ fn binary(opcode: Opcode, flags: u8, w: u32, a: u64, b: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A grid of one block.
+    const ONE: [u32; 3] = [1, 1, 1];
 
     /// A deterministic generator (splitmix64) of test values, biased towards the edges.
     struct Random(u64);
@@ -565,7 +625,7 @@ mod tests {
         fn holds(&self) -> bool {
             let text = self.text();
             let test = EntryTest::parse(&text).unwrap_or_else(|| panic!("rejected: {text}"));
-            test.holds(&buffer(&self.params))
+            test.holds(&buffer(&self.params), ONE)
         }
     }
 
@@ -585,7 +645,7 @@ mod tests {
 
     fn holds(program: &str, params: &[(u64, u32)]) -> bool {
         let test = EntryTest::parse(program).unwrap_or_else(|| panic!("rejected: {program}"));
-        test.holds(&buffer(params))
+        test.holds(&buffer(params), ONE)
     }
 
     /// A reference for the binary ops and comparisons of one width, in the native types: the
@@ -774,7 +834,7 @@ mod tests {
             params.push(ny as u32);
             params.push(7u64);
             let expected = nx.checked_mul(ny).is_some_and(|n| n <= len) && nx < 1 << 30;
-            assert_eq!(test.holds(&params), expected, "{nx} {ny} {len}");
+            assert_eq!(test.holds(&params, ONE), expected, "{nx} {ny} {len}");
             seen[usize::from(expected)] += 1;
         }
         assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
@@ -817,7 +877,7 @@ mod tests {
             let (image_len, out_len) = (image_len & 0xffff_ffff, out_len & 0xffff_ffff);
             let expected = h * w <= image_len && w <= out_len && h < 1 << 30 && w < 1 << 30;
             assert_eq!(
-                test.holds(&params),
+                test.holds(&params, ONE),
                 expected,
                 "{w} {h} {image_len} {out_len}"
             );
@@ -826,22 +886,97 @@ mod tests {
         assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
     }
 
+    /// `$0 <= a*^y + ^x + $1` and `a*^y + ^x + $1 + 15 < $2` (a tile's ends, affine in the
+    /// block indices, as the builder writes a per-block test), for every block of `grid` one
+    /// by one: the reference for the corner rule.
+    fn every_block(params: &[(u64, u32)], grid: [u32; 3]) -> bool {
+        let (a, origin, len) = (
+            params[0].0 as i64,
+            params[1].0 as i32 as i64,
+            params[2].0 as i64,
+        );
+        (0..grid[1]).all(|y| {
+            (0..grid[0]).all(|x| {
+                let lo = a * i64::from(y) + i64::from(x) + origin;
+                lo >= 0 && lo + 15 < len
+            })
+        }) && grid.iter().all(|&g| g > 0)
+    }
+
+    #[test]
+    fn a_test_of_block_indices_holds_when_it_holds_for_every_block() {
+        const TILE: &str = "mul.nsw 32 $0:32 ^y;add.nsw 32 %0 ^x;add.nsw 32 %1 $1:32;\
+            add.nsw 32 %2 15;sext 64 %2;sext 64 %3;icmp.sge 64 %4 0;icmp.ult 64 %5 $2:64;\
+            and 1 %6 %7";
+        let test = EntryTest::parse(TILE).expect("parses");
+        assert_eq!(test.block_axes, 0b011);
+        let mut random = Random(11);
+        let (mut held, mut failed) = (0, 0);
+        for _ in 0..4000 {
+            let a = random.next() % 40;
+            let origin = (random.next() % 9) as i32 - 4;
+            let len = random.next() % 900;
+            let grid = [
+                (random.next() % 12) as u32,
+                (random.next() % 12) as u32,
+                (random.next() % 3) as u32,
+            ];
+            let params = [(a, 32), (u64::from(origin as u32), 32), (len, 64)];
+            let expected = every_block(&params, grid);
+            assert_eq!(
+                test.holds(&buffer(&params), grid),
+                expected,
+                "a {a} origin {origin} len {len} grid {grid:?}"
+            );
+            if expected { held += 1 } else { failed += 1 }
+        }
+        assert!(held > 200 && failed > 200, "{held} {failed}");
+        // A limit on the block index holds at the last block, so for the whole grid; an axis the
+        // program does not read is not looked at.
+        let limit = EntryTest::parse("icmp.ult 32 ^x 100").expect("parses");
+        assert!(limit.holds(&buffer(&[]), [100, 7, 1]));
+        assert!(!limit.holds(&buffer(&[]), [101, 1, 1]));
+        assert!(!limit.holds(&buffer(&[]), [0, 1, 1]));
+        let z = EntryTest::parse("icmp.eq 32 ^z 0").expect("parses");
+        assert!(z.holds(&buffer(&[]), [5, 5, 1]) && !z.holds(&buffer(&[]), [1, 1, 2]));
+    }
+
+    #[test]
+    fn a_block_index_is_32_bits_and_named_by_its_axis() {
+        for program in [
+            "icmp.ult 64 ^x 3",
+            "icmp.ult 32 ^w 3",
+            "icmp.ult 32 ^ 3",
+            "zext 32 ^x",
+        ] {
+            assert_eq!(EntryTest::parse(program), None, "{program}");
+        }
+        let wide = EntryTest::parse("zext 64 ^y;icmp.ult 64 %0 5").expect("parses");
+        assert!(wide.holds(&buffer(&[]), [1, 5, 1]) && !wide.holds(&buffer(&[]), [1, 6, 1]));
+    }
+
     #[test]
     fn a_raw_launcher_asks_with_8_byte_slots() {
         let ptx = "// ferrocuda entry test: k zext 64 $2:32;icmp.ule 64 %0 $1:64\n.version 7.8\n";
         // `n <= len`, `n` a 32-bit parameter in the low half of its slot.
-        assert_eq!(entry_test_holds(ptx, "k", &[0xdead, 10, 10, 7]), Some(true));
         assert_eq!(
-            entry_test_holds(ptx, "k", &[0xdead, 10, 11, 7]),
+            entry_test_holds(ptx, "k", &[0xdead, 10, 10, 7], ONE),
+            Some(true)
+        );
+        assert_eq!(
+            entry_test_holds(ptx, "k", &[0xdead, 10, 11, 7], ONE),
             Some(false)
         );
         assert_eq!(
-            entry_test_holds(ptx, "k", &[0xdead, 10, (1 << 32) | 3, 7]),
+            entry_test_holds(ptx, "k", &[0xdead, 10, (1 << 32) | 3, 7], ONE),
             Some(true)
         );
         // Too few parameters: the test cannot hold. No note: no test.
-        assert_eq!(entry_test_holds(ptx, "k", &[0xdead, 10]), Some(false));
-        assert_eq!(entry_test_holds(ptx, "other", &[0xdead, 10, 10, 7]), None);
+        assert_eq!(entry_test_holds(ptx, "k", &[0xdead, 10], ONE), Some(false));
+        assert_eq!(
+            entry_test_holds(ptx, "other", &[0xdead, 10, 10, 7], ONE),
+            None
+        );
     }
 
     #[test]
@@ -1093,14 +1228,14 @@ mod tests {
         params.push(5u64);
         for program in [narrow, wide, "icmp.eq 64 $1:64 5", "icmp.eq 32 $1:32 5"] {
             assert!(
-                !EntryTest::parse(program).unwrap().holds(&params),
+                !EntryTest::parse(program).unwrap().holds(&params, ONE),
                 "{program}"
             );
         }
         assert!(
             EntryTest::parse("icmp.eq 64 $2:64 5")
                 .unwrap()
-                .holds(&params)
+                .holds(&params, ONE)
         );
     }
 
@@ -1214,7 +1349,7 @@ mod tests {
                         (random.value(64), width)
                     })
                     .collect();
-                test.holds(&buffer(&params));
+                test.holds(&buffer(&params), ONE);
             }
         }
         assert!(parsed > 100, "{parsed}");
@@ -1238,9 +1373,9 @@ mod tests {
             params
         };
         let stencil = entry_test_of(module, "stencil").expect("stencil's note");
-        assert!(stencil.holds(&params(3)) && !stencil.holds(&params(30)));
+        assert!(stencil.holds(&params(3), ONE) && !stencil.holds(&params(30), ONE));
         let conv = entry_test_of(module, "conv").expect("conv's note");
-        assert!(!conv.holds(&params(3)) && conv.holds(&params(30)));
+        assert!(!conv.holds(&params(3), ONE) && conv.holds(&params(30), ONE));
         // A malformed note, two notes, no note, a prefix of a name, a note after `.version`.
         for name in ["broken", "twice", "plain", "sten", "late"] {
             assert_eq!(entry_test_of(module, name), None, "{name}");
@@ -1250,7 +1385,7 @@ mod tests {
         assert!(
             entry_test_of(crlf, "k")
                 .expect("k's note")
-                .holds(&params(3))
+                .holds(&params(3), ONE)
         );
     }
 }

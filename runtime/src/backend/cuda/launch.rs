@@ -9,7 +9,8 @@
 //! The hot path (a cached function, a shape within limits) takes one uncontended lock, one
 //! binary search and one `Arc` clone, allocates nothing and makes one driver call besides the
 //! launch (`cuCtxSetCurrent`, which the driver answers from thread-local state); a versioned
-//! kernel's entry test is evaluated on the parameters (a few dozen integer operations, see
+//! kernel's entry test is evaluated on the parameters and the grid (a few dozen integer
+//! operations, at most once per corner of the grid when it reads block indices, see
 //! `vocabulary/entry_test.rs`), and when it holds, `ENTRY_TEST_TOKEN_BIT` is set in the token.
 
 use super::CudaDevice;
@@ -44,7 +45,7 @@ impl CudaDevice {
         // The kernel's test of its parameters, done here once instead of in every thread; the
         // token (the last parameter) tells the kernel it held.
         if let Some(test) = &function.entry_test
-            && test.holds(params)
+            && test.holds(params, [launch.grid.x, launch.grid.y, launch.grid.z])
         {
             params.or_into_last(ENTRY_TEST_TOKEN_BIT);
         }

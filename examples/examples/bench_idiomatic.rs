@@ -40,6 +40,7 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::sync::Mutex;
 
 /// ferrocuda's time over CUDA C's that the suite aims for, as CUDA C ms / ferrocuda ms.
 const TARGET: f64 = 0.95;
@@ -96,8 +97,24 @@ fn launch_args(
     }
     if let Some((ptx, entry)) = ferrocuda_entry {
         values.push(0);
-        if ferrocuda::entry_test_holds(ptx, entry, &values, [grid.0, grid.1, grid.2]) == Some(true)
-        {
+        // The answer is kept, as `launch!` keeps it: a test that reads block indices is
+        // decided over the grid's blocks (HotSpot's: about 0.1 ms of host time), which a
+        // launch repeated with the same arguments need not pay again.
+        /// `(entry, parameters, grid, whether the test held)`.
+        type Answer = (String, Vec<u64>, [u32; 3], bool);
+        static ANSWERS: Mutex<Vec<Answer>> = Mutex::new(Vec::new());
+        let grid = [grid.0, grid.1, grid.2];
+        let mut answers = ANSWERS.lock().unwrap_or_else(|e| e.into_inner());
+        let known = answers
+            .iter()
+            .find(|(e, v, g, _)| e == entry && *v == values && *g == grid)
+            .map(|&(.., holds)| holds);
+        let holds = known.unwrap_or_else(|| {
+            let holds = ferrocuda::entry_test_holds(ptx, entry, &values, grid) == Some(true);
+            answers.push((entry.to_string(), values.clone(), grid, holds));
+            holds
+        });
+        if holds {
             *values.last_mut().expect("the token") = ENTRY_TEST_TOKEN_BIT;
         }
     }

@@ -79,9 +79,9 @@ pub(crate) const ASSUMED_BLOCK: &str = "ferrocuda.entry.assumed";
 pub(crate) const BLOCKS_BLOCK: &str = "ferrocuda.entry.blocks";
 
 /// Label of the block before the assumed block where [`crate::tile_checks`] tests the block's
-/// tiles (a branch to the assumed block until then). Every way to the fast copy passes it: the
-/// host cannot make those tests for a grid whose edge blocks fail them (HotSpot's), so the
-/// blocks make them.
+/// tiles (a branch to the assumed block until then). The tests also join the note when the
+/// program language has them, and the host's bit then goes past this block to the assumed
+/// one; otherwise the bit leads here.
 pub(crate) const TILES_BLOCK: &str = "ferrocuda.entry.tiles";
 
 /// Prefix of the values [`BLOCKS_BLOCK`] computes.
@@ -160,6 +160,8 @@ pub(crate) fn apply(ir: &str) -> Option<Versioned> {
     if !out.contains("declare void @llvm.assume(") {
         out.push_str("declare void @llvm.assume(i1 noundef)\n");
     }
+    // The tiles' tests clamp thread bounds with them ([`crate::tile_checks`]).
+    crate::compare_narrowing::declare_min_max(&mut out);
     out.push_str(&metadata);
     Some(Versioned { text: out, notes })
 }
@@ -245,7 +247,7 @@ struct Proof {
 }
 
 /// A compare known to hold at a check: `a pred b`.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct Fact {
     /// The predicate, as [`canonical`] names it.
     pub(crate) pred: &'static str,
@@ -347,11 +349,31 @@ fn version_function(
         .collect();
     let all_proved = checks > 0 && proofs.len() == checks;
     // The fast copy's checks that pass for whole blocks go too, tested per block.
+    // The tiles' tests join the note when the program language has their every step: the
+    // host then makes them for the whole grid, and the bit goes past them to the assumed block.
     let tiled = |(text, host): (String, Option<HostTest>)| {
-        (
-            crate::tile_checks::apply(define, &text).unwrap_or(text),
-            host.and_then(|h| h.program(define)),
-        )
+        let Some(tiles) = crate::tile_checks::apply(define, &text) else {
+            return (text, host.and_then(|h| h.program(define)));
+        };
+        let with_tiles = host.as_ref().and_then(|h| {
+            let mut joined = h.clone();
+            joined.lines.extend(tiles.host.lines.iter().cloned());
+            for passed in &tiles.host.passed {
+                joined.and(passed);
+            }
+            joined.program(define)
+        });
+        match with_tiles {
+            Some(program) => {
+                let to_tiles = format!("i1 %{VERSION_PREFIX}vouched, label %{TILES_BLOCK},");
+                let to_assumed = format!("i1 %{VERSION_PREFIX}vouched, label %{ASSUMED_BLOCK},");
+                (
+                    tiles.text.replacen(&to_tiles, &to_assumed, 1),
+                    Some(program),
+                )
+            }
+            None => (tiles.text, host.and_then(|h| h.program(define))),
+        }
     };
     if !nounroll.is_empty() || all_proved {
         return Some(tiled(emit(
@@ -1039,6 +1061,45 @@ pub(crate) fn remat_operands(inst: &str) -> Option<Vec<&str>> {
         }
         _ => None,
     }
+}
+
+/// The operands of `inst` when it computes an integer from them alone: those of
+/// [`remat_operands`], of an `icmp`, of a `select` and of a call to an integer `min`/`max`
+/// intrinsic (`llvm.umin.i32`, ...). No memory, no side effect: the same operands give the
+/// same value wherever and whenever it is computed.
+pub(crate) fn pure_operands(inst: &str) -> Option<Vec<&str>> {
+    /// The last word of each operand (its type before it).
+    fn values(list: &str) -> Vec<&str> {
+        list.split(", ")
+            .map(|o| o.trim().rsplit(' ').next().unwrap_or(""))
+            .collect()
+    }
+    if let Some(operands) = remat_operands(inst) {
+        return Some(operands);
+    }
+    let inst = strip_metadata(inst);
+    if let Some(rest) = strip_words(inst, "icmp", &["samesign"]) {
+        let (_, operands) = rest.split_once(' ')?;
+        let (ty, operands) = operands.split_once(' ')?;
+        return ty.starts_with('i').then(|| values(operands));
+    }
+    if let Some(rest) = inst.strip_prefix("select i1 ") {
+        let operands = values(rest);
+        return (operands.len() == 3).then_some(operands);
+    }
+    let call = inst
+        .strip_prefix("tail ")
+        .unwrap_or(inst)
+        .strip_prefix("call i")?;
+    let (_, callee) = call.split_once(" @llvm.")?;
+    let (name, rest) = callee.split_once('(')?;
+    let (op, ty) = name.split_once('.')?;
+    let integer = ty
+        .strip_prefix('i')
+        .is_some_and(|w| w.parse::<u32>().is_ok());
+    let operands = values(rest.strip_suffix(')')?);
+    (["umin", "umax", "smin", "smax"].contains(&op) && integer && operands.len() == 2)
+        .then_some(operands)
 }
 
 /// The versioned body: the new entry, the original body and the fast copy, each with its

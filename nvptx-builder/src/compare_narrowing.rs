@@ -35,7 +35,8 @@
 //! original body, run for any `u32` height, does not.
 
 use crate::check_versioning::{
-    Fact, PREFIX, add_edge_facts, add_facts, facts_at, immediate_dominators, successors,
+    Fact, PREFIX, add_edge_facts, add_facts, branch_targets, facts_at, immediate_dominators,
+    pure_operands, successors,
 };
 use crate::offset_checks::{
     Block, definition, definitions, split_blocks, strip_metadata, strip_words, terminator,
@@ -57,6 +58,10 @@ const MAX_DEPTH: usize = 12;
 /// operands): a function whose questions need more gets "any value" for the rest.
 const RANGE_BUDGET: usize = 200_000;
 
+/// How many dominators [`Analysis::phi_facts`] walks, and how deep
+/// [`Analysis::invariant`] follows operands.
+const PHI_WALK: usize = 32;
+
 /// Bounds beyond which an interval is given up (well inside `i128`).
 const HUGE: i128 = 1 << 100;
 
@@ -66,6 +71,13 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
     let mut out =
         crate::ir_syntax::rewrite_bodies(ir, |_, body| narrow_function(body, &mut counter))?;
     // The 32-bit `min`/`max` intrinsics the mirrors call.
+    declare_min_max(&mut out);
+    Some(out)
+}
+
+/// Adds to the module `out` the declarations of the 32-bit `min`/`max` intrinsics it calls
+/// without declaring them.
+pub(crate) fn declare_min_max(out: &mut String) {
     for op in MIN_MAX {
         let name = format!("@llvm.{op}.i32(");
         if out.contains(&name) && !out.contains(&format!("declare i32 {name}")) {
@@ -75,7 +87,6 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
             out.push_str(&format!("declare i32 {name}i32, i32)\n"));
         }
     }
-    Some(out)
 }
 
 /// The two-operand integer intrinsics whose 32-bit form mirrors the 64-bit one on operands
@@ -276,6 +287,110 @@ impl<'a> Analysis<'a> {
         }
         self.facts.insert(block, f.clone());
         f
+    }
+
+    /// The compares that hold at `block` because a branch on a one-bit `phi` led to it: where
+    /// the phi has the branch's value only when entered from some blocks, what held at the end
+    /// of each of them holds, for compares of [`Analysis::invariant`] values. HotSpot stores
+    /// its output under `if computed` after its loop, `computed` being true only from the
+    /// loop's body, guarded by `valid_x_min <= tx <= valid_x_max` and the like.
+    pub(crate) fn phi_facts(&mut self, block: usize) -> Vec<Fact> {
+        let mut out = Vec::new();
+        let mut current = block;
+        for _ in 0..PHI_WALK {
+            if let Some(label) = self.blocks[current].label.clone() {
+                let preds: Vec<usize> = (0..self.succ.len())
+                    .filter(|&p| self.succ[p].contains(&current))
+                    .collect();
+                if let [pred] = preds[..]
+                    && let Some((condition, taken, not_taken)) =
+                        branch_targets(terminator(&self.blocks[pred], self.body))
+                    && taken != not_taken
+                {
+                    let facts = self.facts_of_phi(condition, taken == label);
+                    out.extend(facts);
+                }
+            }
+            match self.idom[current] {
+                Some(d) if d != current => current = d,
+                _ => break,
+            }
+        }
+        out
+    }
+
+    /// What `condition == holds` says when `condition` is a one-bit `phi` of constants: the
+    /// invariant facts at the end of every block it takes that value from.
+    fn facts_of_phi(&mut self, condition: &str, holds: bool) -> Vec<Fact> {
+        let Some(rest) = self
+            .defs
+            .get(condition)
+            .and_then(|inst| strip_metadata(inst).strip_prefix("phi i1 "))
+        else {
+            return Vec::new();
+        };
+        let want = if holds { "true" } else { "false" };
+        let mut from = Vec::new();
+        for incoming in rest.split("], ") {
+            let incoming = incoming
+                .trim()
+                .trim_start_matches('[')
+                .trim_end_matches(']');
+            let Some((value, label)) = incoming.split_once(", ") else {
+                return Vec::new();
+            };
+            match value.trim() {
+                v if v == want => from.push(label.trim().trim_start_matches('%').to_string()),
+                "true" | "false" => {}
+                _ => return Vec::new(),
+            }
+        }
+        let mut common: Option<Vec<Fact>> = None;
+        for label in from {
+            let Some(&b) = self.label_index.get(&label) else {
+                return Vec::new();
+            };
+            let mut facts = self.facts(b);
+            facts.retain(|f| self.invariant(&f.a, 0) && self.invariant(&f.b, 0));
+            common = Some(match common {
+                None => facts,
+                Some(c) => c.into_iter().filter(|f| facts.contains(f)).collect(),
+            });
+        }
+        common.unwrap_or_default()
+    }
+
+    /// Whether `value` is the same wherever a thread computes it: a constant, an argument, a
+    /// read of the thread's or block's index or size, or a [`pure_operands`] operation on
+    /// such values (no `phi`, no load). A compare of such values that held once in a thread
+    /// holds throughout it.
+    pub(crate) fn invariant(&self, value: &str, depth: usize) -> bool {
+        if !value.starts_with('%') {
+            return true;
+        }
+        let Some(inst) = self.defs.get(value) else {
+            // Not defined in the body: an argument.
+            return true;
+        };
+        let inst = strip_metadata(inst);
+        // `[tail ]call [range(...)] i32 @llvm.nvvm.read.ptx.sreg.tid.x()`
+        let call = inst
+            .strip_prefix("tail ")
+            .unwrap_or(inst)
+            .starts_with("call ");
+        let register = call
+            && inst
+                .split_once(" i32 @llvm.nvvm.read.ptx.sreg.")
+                .and_then(|(_, r)| r.split_once('('))
+                .is_some_and(|(r, _)| {
+                    let (name, axis) = r.split_once('.').unwrap_or((r, ""));
+                    ["tid", "ntid", "ctaid", "nctaid"].contains(&name)
+                        && ["x", "y", "z"].contains(&axis)
+                });
+        register
+            || (depth < PHI_WALK
+                && pure_operands(inst)
+                    .is_some_and(|ops| ops.iter().all(|o| self.invariant(o, depth + 1))))
     }
 
     /// The blocks that lie in a loop.

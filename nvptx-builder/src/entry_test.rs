@@ -21,12 +21,15 @@
 //! `<opcode>[.<flag>]* <width> <operand> [<operand>]`, the width being the result's (an
 //! `icmp`'s: its operands'); an operand is `%n`, `$n:w` (entry parameter `n` read as a `w`-bit
 //! unsigned integer), `^x`, `^y`, `^z` (the block index, 32 bits) or a decimal constant. A
-//! program that reads block indices is made by the runtime at each corner of the launch's grid
-//! and holds when it holds at all of them; the builder writes only tests that this decides for
-//! every block (the block indices' limits), and the kernel's bit then skips them too. Opcodes and flags are LLVM's (`zext.nneg`,
-//! `trunc.nuw`, `add.nuw.nsw`, `or.disjoint`, `icmp.ule`, `icmp.ult.samesign`, ...), with LLVM's
-//! meaning: a flag whose promise fails makes the value poison, and the runtime then leaves the
-//! bit clear. The program's value is its last op's, one bit.
+//! program that reads block indices holds for a launch when it holds in every block of the
+//! launch's grid, which the runtime decides soundly for any program (over boxes of blocks,
+//! `runtime/src/vocabulary/entry_test.rs`): the builder writes the block indices' limits and
+//! the tiles' tests of [`crate::tile_checks`] there, and the kernel's bit then skips them too.
+//! Opcodes and flags are LLVM's (`zext.nneg`, `trunc.nuw`, `add.nuw.nsw`, `or.disjoint`,
+//! `icmp.ule`, `icmp.ult.samesign`, ...), with LLVM's meaning: a flag whose promise fails makes
+//! the value poison, and the runtime then leaves the bit clear; `select <w> <c> <a> <b>` and
+//! `umin`, `umax`, `smin`, `smax` are written for `select` and the intrinsics' calls. The
+//! program's value is its last op's, one bit.
 
 use crate::offset_checks::strip_metadata;
 use std::collections::HashMap;
@@ -147,6 +150,36 @@ fn op(
             _ => v.parse::<i128>().ok().map(|c| c.to_string()),
         }
     };
+    // `select i1 %c, i32 %a, i32 %b`
+    if let Some(rest) = inst.strip_prefix("select i1 ") {
+        let parts: Vec<&str> = rest.split(", ").map(str::trim).collect();
+        let [c, a, b] = parts[..] else {
+            return None;
+        };
+        let (ty, a) = a.split_once(' ')?;
+        let (ty_b, b) = b.split_once(' ')?;
+        let w = width(ty).filter(|_| ty == ty_b)?;
+        let (c, a, b) = (operand(c, 1)?, operand(a, w)?, operand(b, w)?);
+        return Some((format!("select {w} {c} {a} {b}"), w));
+    }
+    // `[tail ]call i32 @llvm.umin.i32(i32 %a, i32 %b)`, `umax`, `smin`, `smax`
+    if let Some(call) = inst
+        .strip_prefix("tail ")
+        .unwrap_or(inst)
+        .strip_prefix("call ")
+    {
+        let (ty, callee) = call.split_once(" @llvm.")?;
+        let (name, args) = callee.split_once('(')?;
+        let (op, suffix) = name.split_once('.')?;
+        let w = width(ty).filter(|_| suffix == ty)?;
+        if !["umin", "umax", "smin", "smax"].contains(&op) {
+            return None;
+        }
+        let (a, b) = args.strip_suffix(')')?.split_once(", ")?;
+        let a = operand(a.trim().strip_prefix(ty)?.trim(), w)?;
+        let b = operand(b.trim().strip_prefix(ty)?.trim(), w)?;
+        return Some((format!("{op} {w} {a} {b}"), w));
+    }
     let mut words = inst.split(' ');
     let opcode = words.next()?;
     let mut flags = Vec::new();
@@ -302,6 +335,36 @@ mod tests {
             ("%c", "icmp ult i32 %n, 3"),
         ]);
         assert_eq!(program(DEFINE, &size, "%c"), None);
+    }
+
+    #[test]
+    fn writes_selects_and_min_max_calls() {
+        let test = lines(&[
+            ("%neg", "icmp slt i32 %nx, 0"),
+            ("%minus", "sub i32 0, %nx"),
+            ("%v", "select i1 %neg, i32 %minus, i32 0"),
+            ("%lo", "call i32 @llvm.umin.i32(i32 %v, i32 15)"),
+            ("%hi", "tail call i32 @llvm.smax.i32(i32 %lo, i32 %ny)"),
+            ("%ok", "icmp ult i32 %hi, 7"),
+        ]);
+        assert_eq!(
+            program(DEFINE, &test, "%ok").as_deref(),
+            Some(
+                "icmp.slt 32 $2:32 0;sub 32 0 $2:32;select 32 %0 %1 0;umin 32 %2 15;\
+                 smax 32 %3 $3:32;icmp.ult 32 %4 7"
+            )
+        );
+        // Arms of another width than the select's, a call of another intrinsic or with
+        // operands of another type are not in the language.
+        for bad in [
+            "select i1 %neg, i32 %nx, i64 0",
+            "call i32 @llvm.abs.i32(i32 %nx, i1 false)",
+            "call i32 @llvm.umin.i32(i64 %nx, i32 15)",
+            "call i64 @llvm.umin.i32(i32 %nx, i32 15)",
+        ] {
+            let test = lines(&[("%neg", "icmp slt i32 %nx, 0"), ("%v", bad)]);
+            assert_eq!(program(DEFINE, &test, "%neg"), None, "{bad}");
+        }
     }
 
     #[test]

@@ -12,7 +12,12 @@
 //! For a check `idx < len` left in a fast copy of [`crate::check_versioning`], the pass
 //! evaluates `idx` over intervals: a thread index (`zext` of `tid.x`, `tid.y`, `tid.z`) spans
 //! what the facts at the check bound it to (constants: `max_block(16, 16)` assumes it below
-//! 16), else `[0, ntid - 1]`; a value the arguments, the block indices and the block's size
+//! 16), else `[0, ntid - 1]`; within constants, the facts that bound it by a value the block
+//! shares narrow it further, those of the guards the check is under included, even where a
+//! `phi` carries them past a join ([`crate::compare_narrowing::Analysis::phi_facts`]:
+//! HotSpot's store, under `if computed` after its loop, is made only by threads with
+//! `valid_x_min <= tx <= valid_x_max`, which keeps the edge blocks' stores inside the grid
+//! though their tiles overhang it); a value the arguments, the block indices and the block's size
 //! alone determine is one point, recomputed in the fast copy's entry block (from the low
 //! halves of its operands where it fits in 32 bits); `add`, `sub`, `or disjoint`, `shl` by a
 //! constant and `mul` by a non-negative such value combine the ends, in 32 bits where the
@@ -30,11 +35,13 @@
 //! The test runs in every thread before its first loads (HotSpot: about a dozen instructions,
 //! a 6% cost on the H100 when it still read the block's size), where the check it replaces
 //! runs once: it is made only when it leaves the copy without a panic, or takes a check out of
-//! a loop.
+//! a loop. Its lines also go to the host's note ([`TileTests`], [`crate::entry_test`]) when the
+//! program language has each of them: the runtime evaluates the note for every block of the
+//! launch's grid, and where it holds the kernel's bit skips the tiles' test with the rest.
 
 use crate::check_versioning::{
-    ASSUMED_BLOCK, PREFIX, TEST_BLOCK, TILES_BLOCK, argument_names, bounds_panic, branch_targets,
-    check_branch, remat_operands, without_launch_token,
+    ASSUMED_BLOCK, Fact, PREFIX, TEST_BLOCK, TILES_BLOCK, argument_names, bounds_panic,
+    branch_targets, check_branch, pure_operands, remat_operands, without_launch_token,
 };
 use crate::compare_narrowing::Analysis;
 use crate::offset_checks::{strip_metadata, strip_words, terminator, unsigned_less_than};
@@ -53,7 +60,7 @@ const MAX_DEPTH: usize = 12;
 /// The versioned function `body` (the text [`crate::check_versioning`] wrote) with the
 /// checks of its fast copy that full tiles pass removed and tested per block, or `None` when
 /// there is none.
-pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
+pub(crate) fn apply(define: &str, body: &str) -> Option<Tiled> {
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
     let args = argument_names(define);
     let mut analysis = Analysis::new(&lines);
@@ -99,7 +106,8 @@ pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
         let mark = tiles.lines.len();
         let (saved, counter) = (tiles.defined.clone(), tiles.counter);
         let tested = (|| {
-            let threads = analysis.facts(index);
+            let mut threads = analysis.facts(index);
+            threads.extend(analysis.phi_facts(index));
             let ends = tiles.interval(&mut analysis, &idx, &entry_facts, &threads, 0)?;
             let wide =
                 |tiles: &mut Tiles<'_>, v: &str| tiles.op("add", (v, ends.bits), ("0", 64), 64);
@@ -196,7 +204,37 @@ pub(crate) fn apply(define: &str, body: &str) -> Option<String> {
         None if checks.keys().any(|b| in_loops.contains(b)) => out.push_str(&fast_copy),
         None => return None,
     }
-    Some(out)
+    let lines = tiles
+        .lines
+        .iter()
+        .flat_map(|text| text.lines())
+        .filter_map(|line| {
+            let (name, inst) = line.trim().split_once(" = ")?;
+            Some((name.to_string(), inst.to_string()))
+        })
+        .collect();
+    Some(Tiled {
+        text: out,
+        host: TileTests { lines, passed },
+    })
+}
+
+/// What [`apply`] made of a versioned function.
+pub(crate) struct Tiled {
+    /// The function with its tiles' tests in [`TILES_BLOCK`] and their checks gone.
+    pub(crate) text: String,
+    /// The tests, for the host's note.
+    pub(crate) host: TileTests,
+}
+
+/// The tiles' tests as the lines of [`TILES_BLOCK`] compute them: `(name, instruction)` over
+/// the parameters and block indices, in order, and the names of their one-bit results, each
+/// true when the block's tile passes. The runtime can make them for every block of a launch
+/// (`runtime/src/vocabulary/entry_test.rs` evaluates the note over the whole grid), and then
+/// the kernel's bit skips them with the rest of its test.
+pub(crate) struct TileTests {
+    pub(crate) lines: Vec<(String, String)>,
+    pub(crate) passed: Vec<String>,
 }
 
 /// The ends of a value over a block's threads, and its interval over all blocks.
@@ -249,8 +287,8 @@ impl Tiles<'_> {
         &mut self,
         analysis: &mut Analysis<'_>,
         value: &str,
-        facts: &[crate::check_versioning::Fact],
-        threads: &[crate::check_versioning::Fact],
+        facts: &[Fact],
+        threads: &[Fact],
         depth: usize,
     ) -> Option<Ends> {
         if let Ok(c) = value.parse::<i128>() {
@@ -289,9 +327,11 @@ impl Tiles<'_> {
             // within constants, which cost the block's test nothing to read.
             let (lo, hi) = analysis.signed_range(operand, 32, threads)?;
             if lo >= 0 && hi < 1023 {
+                let (low, high) =
+                    self.guarded(analysis, (operand, value), (facts, threads), (lo, hi));
                 return Some(Ends {
-                    lo: lo.to_string(),
-                    hi: hi.to_string(),
+                    lo: low,
+                    hi: high,
                     range: (lo, hi),
                     bits: 32,
                 });
@@ -385,6 +425,91 @@ impl Tiles<'_> {
             range,
             bits,
         })
+    }
+
+    /// The ends of the thread index `tid` (32 bits, widened to `wide`; in `[lo, hi]` where
+    /// the check is) over the threads that reach the check: `lo` and `hi`, narrowed by the
+    /// facts there that bound either by a value the block shares and the host can compute
+    /// (from the arguments and block indices: HotSpot's `valid_x_min <= tx <= valid_x_max`,
+    /// which keep its edge blocks' stores inside the grid). A thread that reaches the check is
+    /// within every such bound, so the largest lower bound and the smallest upper one are its
+    /// ends; where they cross, no thread reaches the check. Each bound is clamped to `[lo,
+    /// hi]` (in its own width, then truncated), the range the ends' arithmetic was proved for.
+    fn guarded(
+        &mut self,
+        analysis: &mut Analysis<'_>,
+        (tid, wide): (&str, &str),
+        (facts, threads): (&[Fact], &[Fact]),
+        (lo, hi): (i128, i128),
+    ) -> (String, String) {
+        let (mut low, mut high) = (lo.to_string(), hi.to_string());
+        for fact in threads {
+            let bits = if fact.a == tid || fact.b == tid {
+                32
+            } else {
+                64
+            };
+            let index = if bits == 32 { tid } else { wide };
+            // `(bound, whether it bounds from above, whether strictly)`.
+            let (bound, upper, strict) = match (fact.a == index, fact.b == index, fact.pred) {
+                (true, false, "uge") => (&fact.b, false, false),
+                (true, false, "ugt") => (&fact.b, false, true),
+                (true, false, "ule") => (&fact.b, true, false),
+                (true, false, "ult") => (&fact.b, true, true),
+                (false, true, "ule") => (&fact.a, false, false),
+                (false, true, "ult") => (&fact.a, false, true),
+                (false, true, "uge") => (&fact.a, true, false),
+                (false, true, "ugt") => (&fact.a, true, true),
+                _ => continue,
+            };
+            if bound.parse::<i128>().is_ok()
+                || !self.uniform(analysis, bound, 0)
+                || reads_block_size(analysis, bound, 0)
+            {
+                continue;
+            }
+            // A 64-bit bound in `[-2^31, 2^31)` compares with the index as its low half does
+            // (a negative one is above every index in both widths).
+            let (mut value, bits) = match analysis.signed_range(bound, bits, facts) {
+                Some(range) if bits == 64 && fits32(range) => (self.low(analysis, bound), 32),
+                _ => (self.recompute(analysis, bound), bits),
+            };
+            if strict {
+                // Wraps only where no thread satisfies the fact (`tid < 0`, `tid > max`).
+                let op = if upper { "sub" } else { "add" };
+                value = self.op(op, (&value, bits), ("1", bits), bits);
+            }
+            // In `[0, hi]`: exact in 32 bits.
+            let mut clamped = self.min_max("umin", bits, &value, &hi.to_string());
+            if bits == 64 {
+                clamped = self.op("add", (&clamped, 64), ("0", 32), 32);
+            }
+            if upper {
+                high = self.min_max("umin", 32, &high, &clamped);
+            } else {
+                low = self.min_max("umax", 32, &low, &clamped);
+            }
+        }
+        if lo != 0 {
+            high = self.min_max("umax", 32, &high, &lo.to_string());
+        }
+        (low, high)
+    }
+
+    /// `op(a, b)` of two `bits`-bit values, `op` one of `umin`, `umax`, as a new line (or
+    /// the answer, where both are constants).
+    fn min_max(&mut self, op: &str, bits: u32, a: &str, b: &str) -> String {
+        if let (Ok(x), Ok(y)) = (a.parse::<u64>(), b.parse::<u64>()) {
+            return if op == "umin" { x.min(y) } else { x.max(y) }.to_string();
+        }
+        if op == "umax" && (a == "0" || b == "0") {
+            return if a == "0" { b } else { a }.to_string();
+        }
+        let name = self.fresh("bound.");
+        self.lines.push(format!(
+            "  {name} = call i{bits} @llvm.{op}.i{bits}(i{bits} {a}, i{bits} {b})\n"
+        ));
+        name
     }
 
     /// `a op b` in `bits` bits (32: the low halves, exact when the result fits; 64: the
@@ -493,7 +618,7 @@ impl Tiles<'_> {
         if block_register(inst) {
             return true;
         }
-        remat_operands(inst)
+        pure_operands(inst)
             .is_some_and(|ops| ops.iter().all(|o| self.uniform(analysis, o, depth + 1)))
     }
 
@@ -502,14 +627,18 @@ impl Tiles<'_> {
         if !value.starts_with('%') || self.args.contains(value) {
             return value.to_string();
         }
-        let renamed = value.replacen(&format!("%{PREFIX}"), &format!("%{TILE_PREFIX}v."), 1);
+        // The fast copy's names, and those the passes before gave it (`%ferrocuda.narrow.3`).
+        let renamed = match value.strip_prefix(&format!("%{PREFIX}")) {
+            Some(name) => format!("%{TILE_PREFIX}v.{name}"),
+            None => format!("%{TILE_PREFIX}v.{}", value.trim_start_matches('%')),
+        };
         if !self.defined.insert(renamed.clone()) {
             return renamed;
         }
         let inst = strip_metadata(analysis.definition_of(value).unwrap_or(""));
         let mut text = inst.to_string();
         if !block_register(inst) {
-            for operand in remat_operands(inst).unwrap_or_default() {
+            for operand in pure_operands(inst).unwrap_or_default() {
                 let new = self.recompute(analysis, operand);
                 text = replace_operand(&text, operand, &new);
             }
@@ -536,6 +665,25 @@ fn replace_operand(inst: &str, old: &str, new: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Whether `value` is computed from the block's or the grid's size (`ntid`, `nctaid`), which
+/// the host's test does not read.
+fn reads_block_size(analysis: &Analysis<'_>, value: &str, depth: usize) -> bool {
+    let Some(inst) = analysis.definition_of(value) else {
+        return false;
+    };
+    let inst = strip_metadata(inst);
+    if inst.contains("@llvm.nvvm.read.ptx.sreg.ntid.")
+        || inst.contains("@llvm.nvvm.read.ptx.sreg.nctaid.")
+    {
+        return true;
+    }
+    depth > MAX_DEPTH
+        || pure_operands(inst)
+            .unwrap_or_default()
+            .iter()
+            .any(|o| reads_block_size(analysis, o, depth + 1))
 }
 
 /// Whether `inst` reads a special register that is the same for every thread of a block
@@ -655,7 +803,7 @@ ferrocuda.fast.panic:
             .skip(1)
             .filter(|l| !l.starts_with('}'))
             .collect();
-        apply(define, &body)
+        apply(define, &body).map(|t| t.text)
     }
 
     #[test]
@@ -749,9 +897,21 @@ ferrocuda.fast.panic:
     /// Interprets the assumed block's lines (the instructions this pass and the fixture
     /// use), returning the value of its branch's condition.
     fn run(lines: &[&str], bx: u32, by: u32, ntid: (u32, u32), cols: u32, len: i64) -> bool {
+        run_with(
+            lines,
+            bx,
+            by,
+            ntid,
+            &[("%cols", cols as i128), ("%len", len as i128)],
+        )
+    }
+
+    /// [`run`] with the arguments `args`.
+    fn run_with(lines: &[&str], bx: u32, by: u32, ntid: (u32, u32), args: &[(&str, i128)]) -> bool {
         let mut env: HashMap<String, i128> = HashMap::new();
-        env.insert("%cols".into(), cols as i128);
-        env.insert("%len".into(), len as i128);
+        for &(name, value) in args {
+            env.insert(name.into(), value);
+        }
         let get = |env: &HashMap<String, i128>, v: &str| -> i128 {
             match v {
                 "true" => 1,
@@ -768,7 +928,23 @@ ferrocuda.fast.panic:
                 continue;
             };
             let inst = strip_words(inst, "tail", &[]).unwrap_or(inst);
-            let value = if inst.contains("sreg.") {
+            let unsigned32 = |v: i128| v.rem_euclid(1 << 32);
+            let value = if let Some(call) = inst.strip_prefix("call i32 @llvm.u") {
+                // `umin`/`umax` of two 32-bit values.
+                let (op, rest) = call.split_once(".i32(i32 ").unwrap();
+                let (a, b) = rest.trim_end_matches(')').split_once(", i32 ").unwrap();
+                let (a, b) = (unsigned32(get(&env, a)), unsigned32(get(&env, b)));
+                let r = if op == "min" { a.min(b) } else { a.max(b) };
+                if r >= 1 << 31 { r - (1 << 32) } else { r }
+            } else if let Some(rest) = inst.strip_prefix("select i1 ") {
+                let parts: Vec<&str> = rest.split(", ").collect();
+                let pick = if get(&env, parts[0]) != 0 {
+                    parts[1]
+                } else {
+                    parts[2]
+                };
+                get(&env, pick.split(' ').nth(1).unwrap())
+            } else if inst.contains("sreg.") {
                 match inst
                     .split("sreg.")
                     .nth(1)
@@ -814,6 +990,8 @@ ferrocuda.fast.panic:
                         let unsigned = |v: i128| v.rem_euclid(1 << bits);
                         i128::from(match pred {
                             "ult" => unsigned(a) < unsigned(b),
+                            "ugt" => unsigned(a) > unsigned(b),
+                            "slt" => a < b,
                             "sge" => a >= b,
                             other => panic!("{other}"),
                         })
@@ -834,6 +1012,8 @@ ferrocuda.fast.panic:
                             "mul" => a * b,
                             "shl" => a << b,
                             "and" => a & b,
+                            "or" => a | b,
+                            "xor" => a ^ b,
                             other => panic!("{other}"),
                         };
                         if bits == 1 { v & 1 } else { wrap(v, bits) }
@@ -843,6 +1023,179 @@ ferrocuda.fast.panic:
             env.insert(name.to_string(), value);
         }
         panic!("no branch")
+    }
+
+    /// [`TILED`] with a `rows` argument, 16x16 threads (`max_block`), and its store under
+    /// HotSpot's guards: a thread computes only where its cell is in the grid (`vmin <= t <=
+    /// vmax` on each axis, `vmin`, `vmax` the tile's part inside the grid), and stores after
+    /// a join, where a `phi` remembers whether it computed.
+    fn guarded() -> String {
+        TILED
+            .replace("i32 %cols, i64 %token", "i32 %cols, i32 %rows, i64 %token")
+            .replace(
+                "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n",
+                "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n  \
+                 %ferrocuda.fast.tx16 = icmp ult i32 %ferrocuda.fast.tx, 16\n  \
+                 call void @llvm.assume(i1 %ferrocuda.fast.tx16)\n  \
+                 %ferrocuda.fast.ty16 = icmp ult i32 %ferrocuda.fast.ty, 16\n  \
+                 call void @llvm.assume(i1 %ferrocuda.fast.ty16)\n  \
+                 br label %ferrocuda.fast.body\n\nferrocuda.fast.body:\n",
+            )
+            .replace(
+                "  %ferrocuda.fast.ok = icmp ult i64 %ferrocuda.fast.idx, %len\n",
+                "  %ferrocuda.fast.rows = zext i32 %rows to i64\n\
+                 GUARD_x_cols\
+                 GUARD_y_rows\
+                 \x20 %ferrocuda.fast.outx = or i1 %ferrocuda.fast.belowx, %ferrocuda.fast.abovex\n  \
+                 %ferrocuda.fast.outy = or i1 %ferrocuda.fast.belowy, %ferrocuda.fast.abovey\n  \
+                 %ferrocuda.fast.out = or i1 %ferrocuda.fast.outx, %ferrocuda.fast.outy\n  \
+                 br i1 %ferrocuda.fast.out, label %ferrocuda.fast.merge, label %ferrocuda.fast.compute\n\n\
+                 ferrocuda.fast.compute:\n  br label %ferrocuda.fast.merge\n\n\
+                 ferrocuda.fast.merge:\n  \
+                 %ferrocuda.fast.computed = phi i1 [ true, %ferrocuda.fast.compute ], [ false, %ferrocuda.fast.body ]\n  \
+                 br i1 %ferrocuda.fast.computed, label %ferrocuda.fast.check, label %ferrocuda.fast.done\n\n\
+                 ferrocuda.fast.done:\n  ret void\n\n\
+                 ferrocuda.fast.check:\n  \
+                 %ferrocuda.fast.ok = icmp ult i64 %ferrocuda.fast.idx, %len\n",
+            )
+            .replace("GUARD_x_cols", &guard("x", "cols"))
+            .replace("GUARD_y_rows", &guard("y", "rows"))
+    }
+
+    /// The lines computing `below<axis>` (`t < vmin`) and `above<axis>` (`t > vmax`) for
+    /// [`guarded`], `vmin = origin < 0 ? -origin : 0`, `vmax = origin + 15 < size ? 15 : size
+    /// - 1 - origin`, as HotSpot computes them.
+    fn guard(axis: &str, size: &str) -> String {
+        let f = |name: &str| format!("%ferrocuda.fast.{name}");
+        let (t, origin, size) = (f(&format!("t{axis}64")), f(&format!("{axis}0")), f(size));
+        let v = |name: &str| f(&format!("{name}{axis}"));
+        format!(
+            "  {neg} = icmp slt i64 {origin}, 0\n  \
+             {minus} = sub nsw i64 0, {origin}\n  \
+             {vmin} = select i1 {neg}, i64 {minus}, i64 0\n  \
+             {end} = add nsw i64 {origin}, 15\n  \
+             {fits} = icmp slt i64 {end}, {size}\n  \
+             {flip} = xor i64 {origin}, -1\n  \
+             {rest} = add nsw i64 {flip}, {size}\n  \
+             {vmax} = select i1 {fits}, i64 15, i64 {rest}\n  \
+             {below} = icmp ult i64 {t}, {vmin}\n  \
+             {above} = icmp ugt i64 {t}, {vmax}\n",
+            neg = v("neg"),
+            minus = v("minus"),
+            vmin = v("vmin"),
+            end = v("end"),
+            fits = v("fits"),
+            flip = v("flip"),
+            rest = v("rest"),
+            vmax = v("vmax"),
+            below = v("below"),
+            above = v("above"),
+        )
+    }
+
+    /// The tiles' block of `out`, as lines.
+    fn tiles_block(out: &str) -> Vec<&str> {
+        out.split("ferrocuda.entry.tiles:\n")
+            .nth(1)
+            .and_then(|s| s.split("\n\n").next())
+            .unwrap()
+            .lines()
+            .collect()
+    }
+
+    #[test]
+    fn bounds_the_threads_by_the_guards_the_check_is_under() {
+        let out = tiled(&guarded()).expect("the store's check is tiled");
+        let tiles = tiles_block(&out);
+        assert!(
+            tiles.iter().any(|l| l.contains("@llvm.umin.i32")),
+            "{}",
+            tiles.join("\n")
+        );
+        // The host's copy of the test has the same lines.
+        let define = guarded().lines().next().unwrap().to_string();
+        let body: String = guarded()
+            .split_inclusive('\n')
+            .skip(1)
+            .filter(|l| !l.starts_with('}'))
+            .collect();
+        let host = apply(&define, &body).unwrap().host;
+        assert_eq!(host.passed.len(), 1);
+        assert!(
+            crate::entry_test::program(&define, &host.lines, &host.passed[0]).is_some(),
+            "{:?}",
+            host.lines
+        );
+        // Every block of a grid the tiles cover passes (the edge blocks too: their threads
+        // past the grid do not reach the store), and a test that passes is right: every thread
+        // that reaches the store, by the guards, is in bounds.
+        let mut passed_edges = 0;
+        for (cols, rows) in [(40u32, 30u32), (14, 14), (15, 29), (1, 1), (100, 3)] {
+            let (gx, gy) = (cols.div_ceil(14), rows.div_ceil(14));
+            for len in [i64::from(rows * cols), i64::from(rows * cols) - 1] {
+                // One block past the grid on each axis too.
+                for bx in 0..=gx {
+                    for by in 0..=gy {
+                        let args = [
+                            ("%cols", i128::from(cols)),
+                            ("%rows", i128::from(rows)),
+                            ("%len", i128::from(len)),
+                        ];
+                        let got = run_with(&tiles, bx, by, (16, 16), &args);
+                        let inside = bx < gx && by < gy;
+                        let reaching = reaching_in_bounds(bx, by, cols, rows, len);
+                        if got {
+                            assert!(reaching, "block ({bx}, {by}), {cols}x{rows}, len {len}");
+                        }
+                        if inside && len == i64::from(rows * cols) {
+                            assert!(got, "block ({bx}, {by}) of {cols}x{rows} fails");
+                            passed_edges += usize::from(bx + 1 == gx || by + 1 == gy);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(passed_edges > 10, "{passed_edges}");
+    }
+
+    /// Whether every thread of block `(bx, by)` of [`guarded`] that reaches the store (by the
+    /// guards, in 64-bit unsigned compares as the kernel makes them) has its index in `[0,
+    /// len)`.
+    fn reaching_in_bounds(bx: u32, by: u32, cols: u32, rows: u32, len: i64) -> bool {
+        let range = |origin: i64, size: i64| {
+            let vmin = if origin < 0 { -origin } else { 0 } as u64;
+            let vmax = if origin + 15 < size {
+                15
+            } else {
+                size - 1 - origin
+            } as u64;
+            (0..16u64).filter(move |&t| t >= vmin && t <= vmax)
+        };
+        let (x0, y0) = (i64::from(bx) * 14 - 1, i64::from(by) * 14 - 1);
+        range(y0, i64::from(rows)).all(|ty| {
+            range(x0, i64::from(cols)).all(|tx| {
+                let idx = (y0 + ty as i64) * i64::from(cols) + x0 + tx as i64;
+                (0..len).contains(&idx)
+            })
+        })
+    }
+
+    #[test]
+    fn a_guard_on_a_loaded_value_bounds_nothing() {
+        // The bound read from memory may differ where the check is from where the guard
+        // compared it: the tile test falls back to the tile's columns from -1, which the
+        // top-left block then fails.
+        let ir = guarded().replace(
+            "%ferrocuda.fast.vminx = select i1 %ferrocuda.fast.negx, i64 %ferrocuda.fast.minusx, i64 0",
+            "%ferrocuda.fast.vminx = load i64, ptr %out, align 8",
+        );
+        let out = tiled(&ir).expect("still tiled, by the whole tile");
+        let tiles = tiles_block(&out);
+        let args = [("%cols", 40), ("%rows", 30), ("%len", 1200)];
+        assert!(!run_with(&tiles, 0, 0, (16, 16), &args));
+        assert!(run_with(&tiles, 1, 1, (16, 16), &args));
+        let good = tiled(&guarded()).unwrap();
+        assert!(run_with(&tiles_block(&good), 0, 0, (16, 16), &args));
     }
 
     #[test]

@@ -487,13 +487,77 @@ device_tests! {
 }
 
 #[test]
+fn hotspots_note_holds_for_every_grid_its_tiles_cover() {
+    // The runtime's evaluation of HotSpot's note (`ferrocuda::entry_test_holds`, as `launch!`
+    // makes it) over the launch's grid: the limits and the tile's test hold for every block of
+    // the grid `launch_grid` gives, edge blocks too, and not for a grid twice as wide or as
+    // tall (its last tiles lie wholly past the grid's columns or rows, where the guards bound
+    // nothing) or an output one element short. (A grid one block larger may still hold: with
+    // 7 steps per launch its extra tiles start inside the grid and their guards keep them
+    // there.)
+    if cfg!(debug_assertions) {
+        return;
+    }
+    let ptx = kernels_idiomatic::__FERROCUDA_MODULE.ptx;
+    for (rows, cols, iteration) in [(8192usize, 8192usize, 2usize), (1000, 777, 1), (64, 30, 7)] {
+        let (gx, gy) = kernels_idiomatic::hotspot::launch_grid(rows, cols, iteration);
+        let params = |len: usize| -> Vec<u64> {
+            let n = (rows * cols) as u64;
+            let it = iteration as u64;
+            let floats = [0u64; 5];
+            [
+                it,
+                0,
+                n,
+                0,
+                n,
+                0,
+                len as u64,
+                cols as u64,
+                rows as u64,
+                it,
+                it,
+            ]
+            .into_iter()
+            .chain(floats)
+            .chain([0])
+            .collect()
+        };
+        let holds = |len: usize, grid: [u32; 3]| {
+            ferrocuda::entry_test_holds(ptx, "hotspot", &params(len), grid)
+        };
+        let n = rows * cols;
+        assert_eq!(
+            holds(n, [gx, gy, 1]),
+            Some(true),
+            "{rows}x{cols}/{iteration}"
+        );
+        assert_eq!(
+            holds(n - 1, [gx, gy, 1]),
+            Some(false),
+            "{rows}x{cols}/{iteration}"
+        );
+        assert_eq!(
+            holds(n, [2 * gx, gy, 1]),
+            Some(false),
+            "{rows}x{cols}/{iteration}"
+        );
+        assert_eq!(
+            holds(n, [gx, 2 * gy, 1]),
+            Some(false),
+            "{rows}x{cols}/{iteration}"
+        );
+    }
+}
+
+#[test]
 fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
     // `kernels-idiomatic`'s HotSpot: its tile loads' checks are proved, its four clamped
     // neighbours' checks are decided outright (`nvptx-builder/src/proved_checks.rs`), and its
     // output's check (which a grid larger than its tiles could fail) passes for every thread
     // of a block whose corner threads' indices are in bounds: the copy's entry tests that per
-    // block (`nvptx-builder/src/tile_checks.rs`), and the blocks at the grid's top and bottom
-    // edges run the checked copy. The copy exists for its arithmetic: `iteration`, the borders
+    // block (`nvptx-builder/src/tile_checks.rs`), its threads' ends bounded by the guards the
+    // store is under, so that the blocks at the grid's edges pass too. The copy exists for its arithmetic: `iteration`, the borders
     // and the block indices below 2^15 make its tile origin and cells fit in 32 bits. A dev
     // build's overflow checks leave other checks, so only an optimised build is pinned.
     if cfg!(debug_assertions) {
@@ -561,22 +625,34 @@ fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
     for limit in ["$0:32 32768", "$9:32 32768", "$10:32 32768"] {
         assert!(note.contains(limit), "{limit}: {note}");
     }
-    // It also holds the block indices' limits, over the block indices (`^x`, `^y`), which the
-    // runtime makes at the grid's last block: with its bit set the entry goes straight to the
-    // block's test of its tile (which the grid's edge blocks fail), past those limits.
-    for part in ["icmp.ult 32 ^x 32768", "icmp.ult 32 ^y 32768"] {
+    // It also holds the block indices' limits, over the block indices (`^x`, `^y`), and the
+    // tile's test: its threads' ends clamped by the guards the store is under (`valid_x_min
+    // <= tx <= valid_x_max`, a `select` each, clamped with `umin`), so that every block of a
+    // grid its tiles cover passes, edge blocks too. The runtime makes it for the whole grid;
+    // with its bit set the entry goes straight to the assumed block, past the limits and the
+    // tile's test.
+    for part in [
+        "icmp.ult 32 ^x 32768",
+        "icmp.ult 32 ^y 32768",
+        "umin 32 ",
+        "select 64 ",
+    ] {
         assert!(note.contains(part), "{part}: {note}");
+    }
+    for axis in ["^x", "^y"] {
+        let origin = |op: &str| op.starts_with("mul 32 ") && op.ends_with(&format!(" {axis}"));
+        assert!(note.split(';').any(origin), "{axis}'s tile origin: {note}");
     }
     let bit = all
         .iter()
         .position(|l| l.contains(", 4611686018427387904;"))
         .expect("the launch bit's test");
-    let next_block = all[bit..]
+    let vouched = all[bit..]
         .iter()
-        .find(|l| l.starts_with("$L__BB"))
+        .find(|l| l.starts_with("$L__BB") || l.starts_with("// %bb."))
         .expect("a block after the bit's test");
     assert!(
-        next_block.contains("// %ferrocuda.entry.tiles"),
-        "{next_block}\n{body}"
+        vouched.contains("ferrocuda.entry.assumed"),
+        "{vouched}\n{body}"
     );
 }

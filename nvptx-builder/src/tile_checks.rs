@@ -1025,22 +1025,27 @@ ferrocuda.fast.panic:
         panic!("no branch")
     }
 
+    /// `ir` ([`TILED`] or a variant) with both thread indices assumed below 16 after the
+    /// barrier, as `max_block(16, 16)` has the entry assume them.
+    fn with_max_block(ir: &str) -> String {
+        ir.replace(
+            "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n",
+            "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n  \
+             %ferrocuda.fast.tx16 = icmp ult i32 %ferrocuda.fast.tx, 16\n  \
+             call void @llvm.assume(i1 %ferrocuda.fast.tx16)\n  \
+             %ferrocuda.fast.ty16 = icmp ult i32 %ferrocuda.fast.ty, 16\n  \
+             call void @llvm.assume(i1 %ferrocuda.fast.ty16)\n  \
+             br label %ferrocuda.fast.body\n\nferrocuda.fast.body:\n",
+        )
+    }
+
     /// [`TILED`] with a `rows` argument, 16x16 threads (`max_block`), and its store under
     /// HotSpot's guards: a thread computes only where its cell is in the grid (`vmin <= t <=
     /// vmax` on each axis, `vmin`, `vmax` the tile's part inside the grid), and stores after
     /// a join, where a `phi` remembers whether it computed.
     fn guarded() -> String {
-        TILED
+        with_max_block(TILED)
             .replace("i32 %cols, i64 %token", "i32 %cols, i32 %rows, i64 %token")
-            .replace(
-                "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n",
-                "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n  \
-                 %ferrocuda.fast.tx16 = icmp ult i32 %ferrocuda.fast.tx, 16\n  \
-                 call void @llvm.assume(i1 %ferrocuda.fast.tx16)\n  \
-                 %ferrocuda.fast.ty16 = icmp ult i32 %ferrocuda.fast.ty, 16\n  \
-                 call void @llvm.assume(i1 %ferrocuda.fast.ty16)\n  \
-                 br label %ferrocuda.fast.body\n\nferrocuda.fast.body:\n",
-            )
             .replace(
                 "  %ferrocuda.fast.ok = icmp ult i64 %ferrocuda.fast.idx, %len\n",
                 "  %ferrocuda.fast.rows = zext i32 %rows to i64\n\
@@ -1202,15 +1207,7 @@ ferrocuda.fast.panic:
     fn reads_the_threads_bounds_from_the_facts_at_the_check() {
         // `max_block(16, 16)`: the entry assumes both thread indices below 16, so the ends use
         // 15 rather than the block's size.
-        let ir = TILED.replace(
-            "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n",
-            "  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n  \
-             %ferrocuda.fast.tx16 = icmp ult i32 %ferrocuda.fast.tx, 16\n  \
-             call void @llvm.assume(i1 %ferrocuda.fast.tx16)\n  \
-             %ferrocuda.fast.ty16 = icmp ult i32 %ferrocuda.fast.ty, 16\n  \
-             call void @llvm.assume(i1 %ferrocuda.fast.ty16)\n  \
-             br label %ferrocuda.fast.body\n\nferrocuda.fast.body:\n",
-        );
+        let ir = with_max_block(TILED);
         let out = tiled(&ir).expect("tiled");
         assert!(!out.contains("sreg.ntid"), "{out}");
         assert!(out.contains(", 15\n"), "{out}");

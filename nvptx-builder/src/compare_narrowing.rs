@@ -331,16 +331,9 @@ impl<'a> Analysis<'a> {
         };
         let want = if holds { "true" } else { "false" };
         let mut from = Vec::new();
-        for incoming in rest.split("], ") {
-            let incoming = incoming
-                .trim()
-                .trim_start_matches('[')
-                .trim_end_matches(']');
-            let Some((value, label)) = incoming.split_once(", ") else {
-                return Vec::new();
-            };
-            match value.trim() {
-                v if v == want => from.push(label.trim().trim_start_matches('%').to_string()),
+        for (value, label) in phi_incoming(rest) {
+            match value.as_str() {
+                v if v == want => from.push(label),
                 "true" | "false" => {}
                 _ => return Vec::new(),
             }
@@ -373,20 +366,7 @@ impl<'a> Analysis<'a> {
             return true;
         };
         let inst = strip_metadata(inst);
-        // `[tail ]call [range(...)] i32 @llvm.nvvm.read.ptx.sreg.tid.x()`
-        let call = inst
-            .strip_prefix("tail ")
-            .unwrap_or(inst)
-            .starts_with("call ");
-        let register = call
-            && inst
-                .split_once(" i32 @llvm.nvvm.read.ptx.sreg.")
-                .and_then(|(_, r)| r.split_once('('))
-                .is_some_and(|(r, _)| {
-                    let (name, axis) = r.split_once('.').unwrap_or((r, ""));
-                    ["tid", "ntid", "ctaid", "nctaid"].contains(&name)
-                        && ["x", "y", "z"].contains(&axis)
-                });
+        let register = thread_axis(inst).is_some() || block_register(inst);
         register
             || (depth < PHI_WALK
                 && pure_operands(inst)
@@ -1156,6 +1136,36 @@ fn special_register(inst: &str) -> Option<Range> {
         "warpid" => Range::new(0, 1023),
         _ => return None,
     })
+}
+
+/// Whether `inst` reads a special register that is the same for every thread of a block
+/// (`ctaid`, `ntid`, `nctaid`).
+pub(crate) fn block_register(inst: &str) -> bool {
+    let Some(name) = inst
+        .split("@llvm.nvvm.read.ptx.sreg.")
+        .nth(1)
+        .and_then(|r| r.split('(').next())
+    else {
+        return false;
+    };
+    (inst.starts_with("call ") || inst.starts_with("tail call "))
+        && ["ctaid.", "ntid.", "nctaid."].iter().any(|p| {
+            name.strip_prefix(p)
+                .is_some_and(|a| ["x", "y", "z"].contains(&a))
+        })
+}
+
+/// The axis (`x`, `y`, `z`) of a thread-index read.
+pub(crate) fn thread_axis(inst: &str) -> Option<&str> {
+    let inst = strip_metadata(inst);
+    if !(inst.starts_with("call ") || inst.starts_with("tail call ")) {
+        return None;
+    }
+    let axis = inst
+        .split("@llvm.nvvm.read.ptx.sreg.tid.")
+        .nth(1)?
+        .strip_suffix("()")?;
+    ["x", "y", "z"].contains(&axis).then_some(axis)
 }
 
 /// `(value, predecessor label)` of each incoming entry of a phi.

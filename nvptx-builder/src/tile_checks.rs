@@ -43,7 +43,7 @@ use crate::check_versioning::{
     ASSUMED_BLOCK, Fact, PREFIX, TEST_BLOCK, TILES_BLOCK, argument_names, bounds_panic,
     branch_targets, check_branch, pure_operands, remat_operands, without_launch_token,
 };
-use crate::compare_narrowing::Analysis;
+use crate::compare_narrowing::{Analysis, block_register, thread_axis};
 use crate::offset_checks::{strip_metadata, strip_words, terminator, unsigned_less_than};
 use std::collections::{HashMap, HashSet};
 
@@ -684,36 +684,6 @@ fn reads_block_size(analysis: &Analysis<'_>, value: &str, depth: usize) -> bool 
             .unwrap_or_default()
             .iter()
             .any(|o| reads_block_size(analysis, o, depth + 1))
-}
-
-/// Whether `inst` reads a special register that is the same for every thread of a block
-/// (`ctaid`, `ntid`, `nctaid`).
-fn block_register(inst: &str) -> bool {
-    let Some(name) = inst
-        .split("@llvm.nvvm.read.ptx.sreg.")
-        .nth(1)
-        .and_then(|r| r.split('(').next())
-    else {
-        return false;
-    };
-    (inst.starts_with("call ") || inst.starts_with("tail call "))
-        && ["ctaid.", "ntid.", "nctaid."].iter().any(|p| {
-            name.strip_prefix(p)
-                .is_some_and(|a| ["x", "y", "z"].contains(&a))
-        })
-}
-
-/// The axis (`x`, `y`, `z`) of a thread-index read.
-fn thread_axis(inst: &str) -> Option<&str> {
-    let inst = strip_metadata(inst);
-    if !(inst.starts_with("call ") || inst.starts_with("tail call ")) {
-        return None;
-    }
-    let axis = inst
-        .split("@llvm.nvvm.read.ptx.sreg.tid.")
-        .nth(1)?
-        .strip_suffix("()")?;
-    ["x", "y", "z"].contains(&axis).then_some(axis)
 }
 
 #[cfg(test)]

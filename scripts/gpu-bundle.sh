@@ -5,9 +5,11 @@
 #   bash scripts/gpu-bundle.sh [all|tests|bench]
 #       all (default): test binaries, examples and the benchmark (with the kernels' PTX without
 #       line tables and the NumPy 2.2 wheel for Numba: see below);
-#       tests: test binaries and examples, for run.sh tests|examples|sanitize;
+#       tests: test binaries and examples, for run.sh tests|examples|sanitize|differential
+#       (with the optimiser-sensitive test binaries built again with FERROCUDA_PASSES=none,
+#       in target/passes-none, for the differential tester);
 #       bench: examples and the benchmark, for run.sh bench.
-#   device run: carry [".device-bundle"], command "bash .device-bundle/run.sh [tests|examples|bench|sanitize|all]"
+#   device run: carry [".device-bundle"], command "bash .device-bundle/run.sh [tests|examples|bench|sanitize|differential|all]"
 #
 # The device tool carries at most 64 MiB; the script says so if the bundle grows past it (then
 # carry `tests` and `bench` bundles in turn).
@@ -23,7 +25,7 @@ case "$parts" in
 esac
 bundle=.device-bundle
 rm -rf "$bundle"
-mkdir -p "$bundle/tests" "$bundle/examples" "$bundle/bench"
+mkdir -p "$bundle/tests" "$bundle/tests-passes-none" "$bundle/examples" "$bundle/examples-passes-none" "$bundle/bench/external"
 
 executables() { # cargo args... -> paths of the built executables
   cargo "$@" --message-format=json-render-diagnostics \
@@ -41,19 +43,39 @@ if [ "$parts" != bench ]; then
     case "$name" in ptx|ferrocuda_tests) continue ;; esac  # no GPU in these
     cp "$exe" "$bundle/tests/$name"
   done
+  # The same tests of what the optimiser rewrites, built without its optional passes (the
+  # differential tester's reference build; run.sh differential compares the two).
+  echo "building the optimiser-sensitive tests with FERROCUDA_PASSES=none (target/passes-none)..." >&2
+  for exe in $(FERROCUDA_PASSES=none CARGO_TARGET_DIR=target/passes-none executables test --no-run \
+      -p ferrocuda-tests --test differential --test soundness --test check_versioning --test idiomatic \
+      --test offset_checks --test load_speculation --test index_narrowing); do
+    name=$(basename "$exe" | sed 's/-[0-9a-f]\{16\}$//')
+    cp "$exe" "$bundle/tests-passes-none/$name"
+  done
 fi
 echo "building examples (release)..." >&2
 for exe in $(executables build --release -p ferrocuda-examples --examples); do
   cp "$exe" "$bundle/examples/"
 done
-strip --strip-all "$bundle"/tests/* "$bundle"/examples/* 2>/dev/null || true
+if [ "$parts" != tests ]; then
+  # The suites' benchmarks built without the optimiser's passes (FERROCUDA_PASSES=none): what
+  # LLVM alone does, measured beside the default build (bench/run.sh's external step).
+  echo "building the suites' benchmarks with FERROCUDA_PASSES=none (target/passes-none, release)..." >&2
+  for exe in $(FERROCUDA_PASSES=none CARGO_TARGET_DIR=target/passes-none executables build --release \
+      -p ferrocuda-examples --example bench_idiomatic --example bench_external_rodinia \
+      --example bench_external_polybench); do
+    cp "$exe" "$bundle/examples-passes-none/"
+  done
+fi
+strip --strip-all "$bundle"/tests/* "$bundle"/tests-passes-none/* "$bundle"/examples/* \
+  "$bundle"/examples-passes-none/* 2>/dev/null || true
 # The device tool carries at most 64 MiB: ship the binaries as one xz archive, which run.sh
 # unpacks on the GPU machine. Every test binary embeds the same kernel modules (PTX and cubins
 # with line tables), so a dictionary larger than one binary lets xz store them once: 295 MiB of
 # binaries came to 8.8 MB, where gzip's 32 KiB window gave 76 MB. About 80 s on 2 cores.
 echo "compressing the binaries (xz, 256 MiB dictionary)..." >&2
-tar -cf - -C "$bundle" tests examples | xz -T1 --lzma2=preset=6,dict=256MiB >"$bundle/binaries.tar.xz"
-rm -rf "$bundle/tests" "$bundle/examples"
+tar -cf - -C "$bundle" tests tests-passes-none examples examples-passes-none | xz -T1 --lzma2=preset=6,dict=256MiB >"$bundle/binaries.tar.xz"
+rm -rf "$bundle/tests" "$bundle/tests-passes-none" "$bundle/examples" "$bundle/examples-passes-none"
 cp scripts/gpu-run.sh "$bundle/run.sh"
 cp scripts/sanitizer-lineinfo.sh "$bundle/"  # line tables named by compute-sanitizer
 if [ "$parts" = tests ]; then
@@ -61,6 +83,7 @@ if [ "$parts" = tests ]; then
   exit 0
 fi
 cp bench/*.cu bench/*.sh bench/*.py "$bundle/bench/"
+cp bench/external/*.cu "$bundle/bench/external/"
 # The PTX the examples embed, for ptxas -v in the benchmark report.
 cp "$(ls -t target/release/build/kernels-nvptx-*/out/ferrocuda-kernels.ptx | head -1)" "$bundle/bench/kernels.ptx"
 # The idiomatic suite's PTX (built with the examples), for ptxas -v in bench/run.sh's step 7.

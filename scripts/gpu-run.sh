@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root:
-#   bash .device-bundle/run.sh [tests|examples|bench|sanitize|all]
+#   bash .device-bundle/run.sh [tests|examples|bench|sanitize|differential|all]
 # Prints every program's output, then a summary table; logs also go to $OUT when it is set.
-# `sanitize` runs the GPU test variants under compute-sanitizer (see sanitize_all); `all`
+# `differential` runs the differential tester (tests/tests/differential.rs) from the default
+# build and from the build without the optimiser's passes (FERROCUDA_PASSES=none): each compares
+# the GPU with the simulator, and the two builds' GPU digests must be identical; then the
+# optimiser-sensitive tests of the second build. `sanitize` runs the GPU test variants under
+# compute-sanitizer (see sanitize_all); `all`
 # runs tests, examples, sanitize and bench, in that order (more than one device command's 10
 # minutes with the benchmark: run `sanitize` and `bench` as commands of their own when time is
 # short).
@@ -195,6 +199,28 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   for t in tests/*; do
     run "test-$(basename "$t")" timeout -k 10 "${TEST_TIMEOUT_S:-240}" "$t" --test-threads=1
   done
+fi
+if [ "$what" = differential ] || [ "$what" = all ]; then
+  if [ -x tests/differential ] && [ -x tests-passes-none/differential ]; then
+    FERROCUDA_DIFFERENTIAL_OUT="$out/differential-optimised.txt" \
+      run differential-optimised tests/differential --nocapture --test-threads=1
+    FERROCUDA_DIFFERENTIAL_OUT="$out/differential-passes-none.txt" \
+      run differential-passes-none tests-passes-none/differential --nocapture --test-threads=1
+    echo "=== differential: optimised against FERROCUDA_PASSES=none"
+    if diff "$out/differential-optimised.txt" "$out/differential-passes-none.txt" >"$out/differential.diff"; then
+      summary+=("PASS differential: $(wc -l <"$out/differential-optimised.txt") cases, 0 differences between the builds")
+    else
+      cat "$out/differential.diff"
+      summary+=("FAIL differential: $(grep -c '^<' "$out/differential.diff") cases differ between the builds")
+    fi
+    # Their GPU variants only (`::gpu`): the others read the optimised PTX's shape.
+    for t in tests-passes-none/*; do
+      case "$(basename "$t")" in differential) continue ;; esac
+      run "passes-none-$(basename "$t")" timeout -k 10 "${TEST_TIMEOUT_S:-240}" "$t" ::gpu --test-threads=1
+    done
+  else
+    summary+=("FAIL differential: the bundle has no tests-passes-none/differential (scripts/gpu-bundle.sh tests)")
+  fi
 fi
 if [ "$what" = examples ] || [ "$what" = all ]; then
   for e in examples/*; do

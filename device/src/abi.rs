@@ -159,8 +159,9 @@ impl<T> KernelParam for Value<T> {
         = T
     where
         Self: 'a;
-    /// A value is one entry parameter: its own bytes, in C layout.
-    const ENTRY_PARAMS: usize = 1;
+    /// A value is one entry parameter, its own bytes in C layout, unless it is zero-sized:
+    /// rustc gives such a value no entry parameter, and the runtime writes none.
+    const ENTRY_PARAMS: usize = if core::mem::size_of::<T>() == 0 { 0 } else { 1 };
     #[inline(always)]
     fn write<S: ParamSink>(abi: T, sink: &mut S) {
         sink.push(abi);

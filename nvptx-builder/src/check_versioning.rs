@@ -274,7 +274,8 @@ fn version_function(
         blocks.remove(0);
     }
     let defs = definitions(body);
-    let succ = successors(&blocks, body);
+    // A body whose control flow is not modelled is left as it is (see [`crate::cfg`]).
+    let succ = crate::cfg::successors(&blocks, body)?;
     let idom = immediate_dominators(&succ);
     let mut proofs = Vec::new();
     let mut checks = 0;
@@ -456,25 +457,6 @@ pub(crate) fn bounds_panic<'a>(
     let mut parts = crate::ir_syntax::split_top_level(args).into_iter();
     let reported = (|| Some((operand(parts.next()?)?, operand(parts.next()?)?)))();
     Some(reported)
-}
-
-/// The successors of each block (the `label %X` targets of its terminator, by block index).
-pub(crate) fn successors(blocks: &[Block], body: &[&str]) -> Vec<Vec<usize>> {
-    let index: HashMap<&str, usize> = blocks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, b)| Some((b.label.as_deref()?, i)))
-        .collect();
-    blocks
-        .iter()
-        .map(|block| {
-            strip_metadata(terminator(block, body))
-                .split("label %")
-                .skip(1)
-                .filter_map(|t| index.get(t.split([',', ' ', ']']).next()?.trim()).copied())
-                .collect()
-        })
-        .collect()
 }
 
 /// The immediate dominator of each block reachable from the entry (block 0), by the
@@ -1156,19 +1138,28 @@ fn emit(
         }
         // The product in steps, each partial product tested too: the first multiplies two
         // values below 2^32; each later one multiplies the low half of a partial product,
-        // which is the whole of it when the partial test passes (`len < 2^32`), and when it
-        // fails the result does not matter. Every step is one `mul.wide.u32`.
+        // which is the whole of it when the partial product is below 2^32. That is tested
+        // (`partial <= len` alone does not give it: a length may pass 2^32, with
+        // `large_buffers` or for a slice the kernel derives, such as `as_flattened`), and
+        // when a test fails the result does not matter. Every step is one `mul.wide.u32`, and
+        // the test is exact for every length.
         let n = tests.len();
         let len = test_value(&proof.len);
         let mut product = test_value(&proof.factors[0]);
         for (k, width) in proof.factors.iter().enumerate().skip(1) {
             if k > 1 {
                 let partial = format!("%{VERSION_PREFIX}fits{n}.{k}");
+                let narrow = format!("%{VERSION_PREFIX}narrow{n}.{k}");
                 let low = format!("%{VERSION_PREFIX}low{n}.{k}");
                 test.push((partial.clone(), format!("icmp ule i64 {product}, {len}")));
+                test.push((
+                    narrow.clone(),
+                    format!("icmp ult i64 {product}, 4294967296"),
+                ));
                 test.push((low.clone(), format!("trunc i64 {product} to i32")));
                 test.push((format!("{low}.wide"), format!("zext i32 {low} to i64")));
                 tests.push(partial);
+                tests.push(narrow);
                 product = format!("{low}.wide");
             }
             let name = match k {
@@ -2085,7 +2076,7 @@ done:
         let body = &lines[..lines.len() - 1];
         let blocks = split_blocks(body);
         let defs = definitions(body);
-        let succ = successors(&blocks, body);
+        let succ = crate::cfg::successors(&blocks, body).expect("modelled");
         let idom = immediate_dominators(&succ);
         let facts = facts_at(&blocks, body, &defs, &succ, &idom, 1);
         // The entry's assumption holds in `next`; `next`'s own does not hold before it.

@@ -36,7 +36,7 @@
 
 use crate::check_versioning::{
     Fact, PREFIX, add_edge_facts, add_facts, branch_targets, facts_at, immediate_dominators,
-    pure_operands, successors,
+    pure_operands,
 };
 use crate::offset_checks::{
     Block, definition, definitions, split_blocks, strip_metadata, strip_words, terminator,
@@ -209,13 +209,15 @@ pub(crate) struct Analysis<'a> {
 }
 
 impl<'a> Analysis<'a> {
-    /// The analysis of `body` (its lines, as [`crate::ir_syntax::rewrite_bodies`] gives them).
-    pub(crate) fn new(body: &'a [&'a str]) -> Self {
+    /// The analysis of `body` (its lines, as [`crate::ir_syntax::rewrite_bodies`] gives them),
+    /// or `None` when its control flow is not modelled ([`crate::cfg`]): no fact is drawn from
+    /// a graph that may miss an edge.
+    pub(crate) fn new(body: &'a [&'a str]) -> Option<Self> {
         let mut blocks = split_blocks(body);
         if blocks.len() > 1 && blocks[0].lines.is_empty() {
             blocks.remove(0);
         }
-        let succ = successors(&blocks, body);
+        let succ = crate::cfg::successors(&blocks, body)?;
         let idom = immediate_dominators(&succ);
         let label_index = blocks
             .iter()
@@ -246,7 +248,7 @@ impl<'a> Analysis<'a> {
                     .then(|| Some((format!("ctaid.{axis}"), limit.parse().ok()?)))?
             })
             .collect();
-        Analysis {
+        Some(Analysis {
             body,
             def_block,
             line_block,
@@ -260,7 +262,7 @@ impl<'a> Analysis<'a> {
             label_index,
             facts: HashMap::new(),
             assumed: HashMap::new(),
-        }
+        })
     }
 
     /// The compares known to hold throughout block `block`.
@@ -1224,7 +1226,7 @@ struct Narrowing {
 
 /// The function body with its provably narrow compares in 32 bits, or `None`.
 fn narrow_function(body: &[&str], counter: &mut usize) -> Option<String> {
-    let mut analysis = Analysis::new(body);
+    let mut analysis = Analysis::new(body)?;
     let (narrowings, addresses) = plan(&mut analysis, body)?;
     emit(&mut analysis, body, &narrowings, &addresses, counter)
 }
@@ -1233,7 +1235,9 @@ fn narrow_function(body: &[&str], counter: &mut usize) -> Option<String> {
 /// the pass makes 32-bit.
 pub(crate) fn narrowed(body: &str) -> usize {
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
-    let mut analysis = Analysis::new(&lines);
+    let Some(mut analysis) = Analysis::new(&lines) else {
+        return 0;
+    };
     plan(&mut analysis, &lines).map_or(0, |(n, a)| n.len() + a.len())
 }
 
@@ -1830,26 +1834,30 @@ exit:
 }
 ";
         let lines: Vec<&str> = body.split_inclusive('\n').skip(1).collect();
-        let mut analysis = Analysis::new(&lines[..lines.len() - 1]);
+        let mut analysis = Analysis::new(&lines[..lines.len() - 1]).expect("modelled");
         assert_eq!(analysis.range("%i", 64, &[], 0), Range::new(0, 99));
         assert_eq!(analysis.range("%next", 64, &[], 0), Range::new(1, 100));
         // Counting down leaves the loop at once (`0 - 1` wraps past 100): still bounded.
         let down = body.replace("add i64 %i, 1", "add i64 %i, -1");
         let lines: Vec<&str> = down.split_inclusive('\n').skip(1).collect();
-        let mut analysis = Analysis::new(&lines[..lines.len() - 1]);
+        let mut analysis = Analysis::new(&lines[..lines.len() - 1]).expect("modelled");
         assert_eq!(analysis.range("%i", 64, &[], 0), Range::new(0, 99));
         // Counting down until `!= 100`: it wraps, and nothing bounds it.
         let down = down.replace("icmp ult i64 %next, 100", "icmp ne i64 %next, 100");
         let lines: Vec<&str> = down.split_inclusive('\n').skip(1).collect();
-        let mut analysis = Analysis::new(&lines[..lines.len() - 1]);
+        let mut analysis = Analysis::new(&lines[..lines.len() - 1]).expect("modelled");
         assert_eq!(analysis.range("%i", 64, &[], 0), Range::full(64));
     }
 
     /// The range analysis of a body given as text, and the facts at the block labelled
     /// `block`.
     fn decided(body: &str, block: &str, value: &str) -> Option<bool> {
-        let lines: Vec<&str> = body.split_inclusive('\n').collect();
-        let mut analysis = Analysis::new(&lines);
+        // The body's lines: without a `define` line and its `}` where the text has them.
+        let lines: Vec<&str> = body
+            .split_inclusive('\n')
+            .filter(|l| !l.starts_with("define ") && l.trim() != "}")
+            .collect();
+        let mut analysis = Analysis::new(&lines).expect("modelled");
         let index = analysis
             .blocks
             .iter()

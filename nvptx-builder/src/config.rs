@@ -13,6 +13,7 @@
 //! | ptxas | [`PTXAS_ENV`] (a path, or `0`/`off`) | | searched ([`crate::ptxas`]) |
 //! | `ptxas -v` table as build warnings | [`PTXAS_REPORT_ENV`] | | off |
 //! | crate-wide fast math ([`crate::FastMath`]) | [`FAST_MATH_ENV`] | `fast_math` | off |
+//! | the optional passes ([`crate::pipeline`]) | [`crate::PASSES_ENV`] (`none`, `all`, `-name,...`) | | all |
 
 use crate::error::Error;
 use crate::fast_math::{FAST_MATH_ENV, FastMath};
@@ -133,6 +134,8 @@ pub(crate) struct Config {
     pub(crate) ptxas_report: bool,
     /// The fast math of every kernel of the crate, and where it came from.
     pub(crate) fast_math: (FastMath, Origin),
+    /// The optional passes that run ([`crate::pipeline`]).
+    pub(crate) passes: crate::pipeline::PassSelection,
 }
 
 impl Config {
@@ -218,6 +221,15 @@ impl Config {
                 None => (FastMath::OFF, Origin::Default),
             },
         };
+        let passes = match set(crate::pipeline::PASSES_ENV) {
+            Some(v) => crate::pipeline::PassSelection::parse(&v).map_err(|e| {
+                Error::new(format!(
+                    "the environment variable {}: {e}",
+                    crate::pipeline::PASSES_ENV
+                ))
+            })?,
+            None => crate::pipeline::PassSelection::ALL,
+        };
         Ok(Config {
             arch,
             arch_origin,
@@ -228,6 +240,7 @@ impl Config {
             ptxas,
             ptxas_report,
             fast_math,
+            passes,
         })
     }
 }

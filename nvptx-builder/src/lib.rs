@@ -64,6 +64,7 @@
 )]
 
 mod cargo_messages;
+mod cfg;
 mod check_versioning;
 mod compare_narrowing;
 mod compiler_fences;
@@ -87,6 +88,7 @@ mod max_block;
 mod nested;
 mod offset_checks;
 mod panic_rewrite;
+mod pipeline;
 mod prebuilt;
 mod process;
 mod products;
@@ -106,6 +108,7 @@ pub use contract::{
     SHARED_SECTION, cubin_file_name,
 };
 pub use entry_test::{ENTRY_TEST_NOTE_PREFIX, ENTRY_TEST_TOKEN_BIT};
+pub use pipeline::PASSES_ENV;
 pub use fast_math::{FAST_MATH_ENV, FAST_MATH_NAMES, FAST_MATH_SECTION, FastMath, PTX_NOTE_PREFIX};
 pub use max_block::MAX_BLOCK_SECTION;
 
@@ -211,6 +214,7 @@ impl Builder {
             CUBIN_ARCHS_ENV,
             PTXAS_REPORT_ENV,
             FAST_MATH_ENV,
+            PASSES_ENV,
         ] {
             println!("cargo:rerun-if-env-changed={key}");
         }

@@ -385,11 +385,8 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
 }
 
 /// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
-/// optimised module, then [`crate::fast_math::apply`],
-/// [`crate::loop_counter_narrowing::apply`], [`crate::load_speculation::apply`],
-/// [`crate::offset_checks::apply`], [`crate::proved_checks::apply`],
-/// [`crate::check_versioning::apply`] and (in the fast copies
-/// that makes) [`crate::compare_narrowing::apply`], and drops the functions the first orphans;
+/// optimised module, then [`crate::fast_math::apply`] and the optional passes the build
+/// selected ([`crate::pipeline`]), and drops the functions the first orphans;
 /// returns the module to generate code from (the input when nothing changed) and the kernels
 /// built with fast math.
 fn rewrite_optimized(
@@ -415,27 +412,13 @@ fn rewrite_optimized(
     };
     let changed = fences_removed || stripped.is_some();
     let text = stripped.unwrap_or(text);
-    let narrowed = crate::loop_counter_narrowing::apply(&text);
-    let changed = changed || narrowed.is_some();
-    let text = narrowed.unwrap_or(text);
-    let speculated = crate::load_speculation::apply(&text);
-    let changed = changed || speculated.is_some();
-    let text = speculated.unwrap_or(text);
-    let narrowed = crate::offset_checks::apply(&text);
-    let changed = changed || narrowed.is_some();
-    let text = narrowed.unwrap_or(text);
-    let folded = crate::proved_checks::apply(&text);
-    let changed = changed || folded.is_some();
-    let text = folded.unwrap_or(text);
-    let mut notes = Notes {
+    let optimised = crate::pipeline::run(&text, args.passes);
+    let notes = Notes {
         fast_math: kernels,
-        entry_tests: Vec::new(),
+        entry_tests: optimised.entry_tests,
     };
-    let stripped = match crate::check_versioning::apply(&text) {
-        Some(versioned) => {
-            notes.entry_tests = versioned.notes;
-            crate::compare_narrowing::apply(&versioned.text).unwrap_or(versioned.text)
-        }
+    let stripped = match optimised.text {
+        Some(text) => text,
         None if changed => text,
         None => return Ok((optimized, notes)),
     };

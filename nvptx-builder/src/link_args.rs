@@ -28,6 +28,8 @@ pub(crate) struct LinkArgs {
     pub(crate) target: Option<String>,
     /// The crate-wide fast math ([`crate::fast_math::LINK_ARG`]), off when absent.
     pub(crate) fast_math: crate::FastMath,
+    /// The optional passes that run ([`crate::pipeline::LINK_ARG`]), all when absent.
+    pub(crate) passes: crate::pipeline::PassSelection,
     /// Arguments that were not understood and are ignored.
     pub(crate) ignored: Vec<String>,
 }
@@ -111,6 +113,8 @@ fn parse_expanded(args: Vec<String>) -> Result<LinkArgs> {
                     crate::fast_math::LINK_ARG
                 ))
             })?;
+        } else if let Some(v) = with_value(crate::pipeline::LINK_ARG, &mut it) {
+            out.passes = crate::pipeline::PassSelection::parse(&v?)?;
         } else if let Some(v) = with_value("--target", &mut it) {
             out.target = Some(v?);
         } else if arg == "-o" {

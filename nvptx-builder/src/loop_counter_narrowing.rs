@@ -79,7 +79,7 @@ struct Block {
 }
 
 /// The blocks of a function body, or `None` when its control flow has a form not followed
-/// here (indirect branches, block addresses).
+/// here (indirect branches, block addresses, `callbr`, `invoke`).
 fn blocks(lines: &[String]) -> Option<Vec<Block>> {
     let mut blocks = vec![Block {
         label: String::new(),
@@ -90,6 +90,7 @@ fn blocks(lines: &[String]) -> Option<Vec<Block>> {
         if line.contains("indirectbr")
             || line.contains("blockaddress")
             || line.contains("callbr")
+            || line.contains(" invoke ")
             || line.contains("%\"")
             || line.starts_with('"')
         {

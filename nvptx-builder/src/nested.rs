@@ -324,6 +324,15 @@ fn nested_command(
         ));
     }
 
+    // Likewise only for a selection other than every pass.
+    if config.passes != crate::pipeline::PassSelection::ALL {
+        cmd.arg(format!(
+            "-Clink-arg={}={}",
+            crate::pipeline::LINK_ARG,
+            config.passes
+        ));
+    }
+
     cmd.env_clear();
     for (k, v) in std::env::vars_os() {
         if let Some(name) = k.to_str()

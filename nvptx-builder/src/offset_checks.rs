@@ -52,6 +52,9 @@ pub(crate) struct Block {
 /// The function body with its offset checks rewritten, or `None` when it has none.
 fn rewrite_function(body: &[&str], counter: &mut usize) -> Option<String> {
     let blocks = split_blocks(body);
+    if !crate::cfg::is_modelled(&blocks, body) {
+        return None;
+    }
     let defs = definitions(body);
     let block_of_line = |index: usize| blocks.iter().position(|b| b.lines.contains(&index));
     let mut replacements: HashMap<usize, String> = HashMap::new();

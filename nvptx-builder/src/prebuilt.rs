@@ -74,6 +74,8 @@ pub(crate) struct Manifest {
     /// The crate-wide fast math (a line of the manifest only when it is on, so that manifests
     /// written before the setting existed still read as off).
     pub(crate) fast_math: FastMath,
+    /// The optional passes (a line only when not all of them ran, as for fast math).
+    pub(crate) passes: crate::pipeline::PassSelection,
     /// Package-relative paths (with `/`) of the sources the device build read, with their hash.
     pub(crate) sources: Vec<(String, String)>,
     /// File names of the products in the variant directory, with their hash.
@@ -95,6 +97,9 @@ impl Manifest {
         let _ = writeln!(s, "toolchain = {}", self.toolchain);
         if !self.fast_math.is_off() {
             let _ = writeln!(s, "fast-math = {}", self.fast_math);
+        }
+        if self.passes != crate::pipeline::PassSelection::ALL {
+            let _ = writeln!(s, "passes = {}", self.passes);
         }
         for (path, hash) in &self.sources {
             let _ = writeln!(s, "source {hash} {path}");
@@ -120,6 +125,7 @@ impl Manifest {
             overflow_checks: false,
             toolchain: String::new(),
             fast_math: FastMath::OFF,
+            passes: crate::pipeline::PassSelection::ALL,
             sources: Vec::new(),
             products: Vec::new(),
         };
@@ -151,6 +157,10 @@ impl Manifest {
                 "overflow-checks" => m.overflow_checks = value == "true",
                 "toolchain" => m.toolchain = value,
                 "fast-math" => m.fast_math = FastMath::parse(&value).map_err(|_| bad(line))?,
+                "passes" => {
+                    m.passes =
+                        crate::pipeline::PassSelection::parse(&value).map_err(|_| bad(line))?
+                }
                 _ => return Err(bad(line)),
             }
         }
@@ -208,6 +218,11 @@ pub(crate) fn differences(
         &packaged.fast_math.to_string(),
         &expected.fast_math.to_string(),
     );
+    field(
+        "optional passes",
+        &packaged.passes.to_string(),
+        &expected.passes.to_string(),
+    );
     if packaged.sources.is_empty() {
         out.push("the manifest lists no sources".to_owned());
     }
@@ -254,6 +269,7 @@ fn expected(config: &Config, outer: &Outer) -> Manifest {
         overflow_checks: outer.overflow_checks,
         toolchain: config.toolchain.clone(),
         fast_math: config.fast_math.0,
+        passes: config.passes,
         sources: Vec::new(),
         products: Vec::new(),
     }
@@ -520,6 +536,7 @@ mod tests {
             overflow_checks: true,
             toolchain: "nightly-2026-05-20".into(),
             fast_math: FastMath::OFF,
+            passes: crate::pipeline::PassSelection::ALL,
             sources: Vec::new(),
             products: Vec::new(),
         }

@@ -29,7 +29,7 @@ fn fold_function(body: &[&str]) -> Option<String> {
     if !body.iter().any(|l| unreachable(l)) {
         return None;
     }
-    let mut analysis = Analysis::new(body);
+    let mut analysis = Analysis::new(body)?;
     // The blocks a check fails into: they end in `unreachable` and have no phi (an edge
     // removed from a phi's block would leave the phi an entry without a predecessor).
     let panics: HashSet<String> = analysis

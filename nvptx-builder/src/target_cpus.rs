@@ -95,6 +95,7 @@ mod tests {
             ptxas: crate::config::PtxasChoice::Search,
             ptxas_report: false,
             fast_math: (crate::FastMath::OFF, Origin::Default),
+            passes: crate::pipeline::PassSelection::ALL,
         }
     }
 

@@ -63,7 +63,7 @@ const MAX_DEPTH: usize = 12;
 pub(crate) fn apply(define: &str, body: &str) -> Option<Tiled> {
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
     let args = argument_names(define);
-    let mut analysis = Analysis::new(&lines);
+    let mut analysis = Analysis::new(&lines)?;
     let labels: Vec<Option<String>> = analysis.blocks.iter().map(|b| b.label.clone()).collect();
     let find = |label: &str| labels.iter().position(|l| l.as_deref() == Some(label));
     let assumed = find(ASSUMED_BLOCK)?;

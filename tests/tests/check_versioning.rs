@@ -656,3 +656,41 @@ fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
         "{vouched}\n{body}"
     );
 }
+
+#[test]
+fn an_entry_test_is_exact_for_lengths_past_2_32() {
+    // `(z * ny + y) * nx + x < len` from `nz * ny * nx <= len`: with `nz * ny` past 2^32 its
+    // low half is not the partial product, and a test that multiplied only the low half by
+    // `nx` (`(2^32 + 2^17) mod 2^32 * 2 = 2^18`) held for a length of `nz * ny`, half the
+    // product, and the copy without checks wrote past the slice. Such lengths reach a kernel
+    // through `large_buffers` or a slice it derives (`as_flattened_mut`).
+    let ptx = test_kernels::__FERROCUDA_MODULE.ptx;
+    let (nx, ny, nz) = (2u64, 65538u64, 65536u64);
+    let product = nx * ny * nz;
+    for (entry, elements) in [("volume_sums", 1u64), ("volume_sums_bytes", 4)] {
+        // The slices (address, length in elements), nx, ny, nz, the launch token.
+        let holds = |len: u64, (nx, ny, nz): (u64, u64, u64)| {
+            ferrocuda::entry_test_holds(ptx, entry, &[0, len, 0, len, nx, ny, nz, 0], [1, 1, 1])
+        };
+        assert_eq!(
+            holds((nz * ny).div_ceil(elements), (nx, ny, nz)),
+            Some(false),
+            "{entry}"
+        );
+        assert_eq!(
+            holds((product - 1) / elements, (nx, ny, nz)),
+            Some(false),
+            "{entry}"
+        );
+        // Partial products below 2^32 keep the test exact: the fast copy for a length that
+        // holds the volume, not for one element less.
+        let small = (37u64, 5u64, 6u64);
+        let n = small.0 * small.1 * small.2 * 4;
+        assert_eq!(holds(n / elements, small), Some(true), "{entry}");
+        assert_eq!(
+            holds(n / elements - 1, (small.0, small.1, small.2 * 4)),
+            Some(false),
+            "{entry}"
+        );
+    }
+}

@@ -26,10 +26,20 @@ impl ParamBuffer {
         self.offsets.len()
     }
 
+    /// The size in bytes of each parameter written, in order.
+    pub(crate) fn sizes(&self) -> &[u32] {
+        &self.sizes
+    }
+
     /// Appends one parameter's value (moved into the buffer, never dropped: parameters are
-    /// plain data).
+    /// plain data). A zero-sized value takes no slot: rustc gives it no parameter in the PTX
+    /// entry (`[u32; 0]`, an empty `#[repr(C)]` struct), and a slot would shift every later
+    /// parameter on the GPU.
     #[inline]
     pub(crate) fn push<T>(&mut self, value: T) {
+        if std::mem::size_of::<T>() == 0 {
+            return;
+        }
         if std::mem::size_of::<T>() == 8 && std::mem::align_of::<T>() <= 8 {
             let value = std::mem::ManuallyDrop::new(value);
             // One word (slice addresses and lengths, most scalars): the common case, appended
@@ -173,6 +183,12 @@ pub struct ParamCursor<'a> {
 impl ParamSource for ParamCursor<'_> {
     #[inline(always)]
     unsafe fn take<T>(&mut self) -> T {
+        if std::mem::size_of::<T>() == 0 {
+            // A zero-sized parameter has no slot ([`ParamBuffer::push`]).
+            // SAFETY: any aligned non-null pointer may be read as a zero-sized `T`, and the
+            // caller guarantees a `T` (so an inhabited type) was written here.
+            return unsafe { std::ptr::NonNull::<T>::dangling().read() };
+        }
         let index = self.next;
         self.next += 1;
         // SAFETY: the caller guarantees `T` is the type written for this parameter.
@@ -255,5 +271,30 @@ mod tests {
         assert!(!params.or_into_last(1));
         // SAFETY: parameter 2 was written as a `[u64; 2]`.
         assert_eq!(unsafe { params.reader().get::<[u64; 2]>(2) }, [0, 0]);
+    }
+
+    #[test]
+    fn a_zero_sized_parameter_takes_no_slot_on_either_side() {
+        // rustc gives a zero-sized value no parameter in the PTX entry: a slot for it would
+        // shift every later parameter on the GPU.
+        let mut params = ParamBuffer::default();
+        params.push([0u32; 0]);
+        params.push(0x1234u64);
+        params.push(());
+        params.push(7u32);
+        assert_eq!(params.count(), 2);
+        assert_eq!(params.sizes(), &[8, 4]);
+        assert_eq!(params.unsigned(0, 64), Some(0x1234));
+        assert_eq!(params.unsigned(1, 32), Some(7));
+        // The simulator's reader takes them back in the same order.
+        let reader = params.reader();
+        let mut source = reader.source();
+        // SAFETY: the types are those written, in order.
+        unsafe {
+            assert_eq!(source.take::<[u32; 0]>(), []);
+            assert_eq!(source.take::<u64>(), 0x1234);
+            source.take::<()>();
+            assert_eq!(source.take::<u32>(), 7);
+        }
     }
 }

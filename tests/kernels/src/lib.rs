@@ -34,3 +34,4 @@ pub mod mma;
 pub mod offset_checks;
 pub mod random;
 pub mod simulator_promises;
+pub mod soundness;

@@ -42,6 +42,11 @@ impl CudaDevice {
     ) -> Result<()> {
         let function = self.function(info)?;
         check_function(launch, info, &function, limits, device)?;
+        if let Some(sizes) = &function.param_sizes
+            && params.sizes() != &sizes[..]
+        {
+            return Err(parameter_mismatch(info, sizes, params.sizes()));
+        }
         // The kernel's test of its parameters, done here once instead of in every thread; the
         // token (the last parameter) tells the kernel it held.
         if let Some(test) = &function.entry_test
@@ -90,6 +95,25 @@ impl CudaDevice {
         }
         .map_err(driver("cuLaunchKernel"))
     }
+}
+
+/// The error of a launch whose parameter buffer does not have the bytes the PTX entry declares
+/// (what the driver would read shifted or cut): both lists, for a bug report.
+#[cold]
+fn parameter_mismatch(
+    info: &'static KernelInfo,
+    declared: &[u32],
+    written: &[u32],
+) -> crate::vocabulary::error::Error {
+    LaunchError::new(
+        info.name,
+        format!(
+            "the launch wrote {} parameters of {written:?} bytes but the kernel's PTX entry declares {} of {declared:?} bytes; the launch was not made (the kernel's module and its Rust declaration disagree: rebuild the kernel crate, and report it if it persists)",
+            written.len(),
+            declared.len(),
+        ),
+    )
+    .into()
 }
 
 /// Checks what depends on the compiled kernel: registers and static shared memory.

@@ -73,6 +73,10 @@ pub(crate) struct LoadedFunction {
     /// and noted the test in the PTX: a launch whose parameters pass it sets
     /// `ENTRY_TEST_TOKEN_BIT` in its token, sparing each thread the test.
     pub(crate) entry_test: Option<EntryTest>,
+    /// The size in bytes of each parameter the PTX entry declares, when the module's PTX
+    /// declares the entry readably: every launch's parameter buffer must have exactly these
+    /// (a parameter the host writes and the entry lacks would shift every later one).
+    pub(crate) param_sizes: Option<Box<[u32]>>,
 }
 
 impl ModuleCache {
@@ -178,6 +182,11 @@ impl ModuleCache {
             )?),
             function,
             entry_test: entry_test_of(info.module.ptx, info.name),
+            param_sizes: crate::vocabulary::ptx_entry::entry_param_sizes(
+                info.module.ptx,
+                info.name,
+            )
+            .map(Vec::into_boxed_slice),
         })
     }
 

@@ -19,7 +19,8 @@
 # of a replayed CUDA graph against stream launches, beside CUDA C (BENCH_ONLY=graphs),
 # 13. several GPUs: NCCL all-reduce against PyTorch's, peer copy against cudaMemcpyPeer
 # (BENCH_ONLY=multigpu; skipped with fewer than 2 GPUs), 14. the cooperative grid-barrier sum
-# against the two-launch reduction and CUDA C (BENCH_ONLY=cooperative).
+# against the two-launch reduction and CUDA C (BENCH_ONLY=cooperative), 15. the external suite
+# and the idiomatic one with and without the optimiser's passes (BENCH_ONLY=external).
 set -euo pipefail
 cd "$(dirname "$0")"
 arch="${BENCH_ARCH:-sm_90}"
@@ -178,6 +179,46 @@ if [ "${BENCH_ONLY:-}" = sort ]; then
 fi
 if [ "${BENCH_ONLY:-}" = idiomatic ]; then
   idiomatic_step
+  exit "$status"
+fi
+
+# Step 15: the external suite (kernels-external, written from the algorithms by authors who had
+# read only the README) against its CUDA C twins (bench/external/*.cu, nvcc -O3 --fmad=false),
+# with ferrocuda's optimiser (examples/bench_external_*) and, where the bundle has them, without
+# its passes (examples-passes-none/: the same programs built with FERROCUDA_PASSES=none, what
+# LLVM alone does with the facts the launch gives it); bench_idiomatic likewise. Writes
+# bench-external-*.md and bench-idiomatic-passes-none.md into the output directory.
+# BENCH_ONLY=external runs it alone.
+external_step() {
+  echo "=== external suite against CUDA C, with and without the optimiser's passes"
+  local suite build bin
+  for suite in rodinia polybench; do
+    if [ ! -f "external/$suite.cu" ] || [ ! -x "../examples/bench_external_$suite" ]; then
+      echo "skipped $suite: external/$suite.cu or ../examples/bench_external_$suite is not in this bundle"
+      continue
+    fi
+    if ! nvcc -O3 --fmad=false -arch="$arch" -ptx "external/$suite.cu" -o "external_$suite.ptx"; then
+      status=1; echo "external/$suite.cu FAILED to compile"; continue
+    fi
+    for build in examples examples-passes-none; do
+      bin="../$build/bench_external_$suite"
+      [ -x "$bin" ] || continue
+      echo "--- $suite ($build)"
+      "$bin" --cuda-ptx "external_$suite.ptx" --out "$out/bench-external-$suite-$build.md" \
+        || { status=$?; echo "bench_external_$suite ($build) FAILED ($status)"; }
+    done
+  done
+  if [ -x ../examples-passes-none/bench_idiomatic ]; then
+    echo "--- idiomatic (examples-passes-none)"
+    nvcc -O3 --fmad=false -arch="$arch" -ptx idiomatic.cu -o idiomatic_nofma.ptx
+    nvcc -O3 -arch="$arch" -ptx idiomatic.cu -o idiomatic_fma.ptx
+    ../examples-passes-none/bench_idiomatic --cuda-nofma-ptx idiomatic_nofma.ptx --cuda-fma-ptx idiomatic_fma.ptx \
+      --out "$out/bench-idiomatic-passes-none.md" \
+      || { status=$?; echo "bench_idiomatic (examples-passes-none) FAILED ($status)"; }
+  fi
+}
+if [ "${BENCH_ONLY:-}" = external ]; then
+  external_step
   exit "$status"
 fi
 
@@ -403,4 +444,5 @@ sort_step
 graphs_step
 multigpu_step
 cooperative_step
+external_step
 exit "$status"

@@ -108,9 +108,9 @@ pub use contract::{
     SHARED_SECTION, cubin_file_name,
 };
 pub use entry_test::{ENTRY_TEST_NOTE_PREFIX, ENTRY_TEST_TOKEN_BIT};
-pub use pipeline::PASSES_ENV;
 pub use fast_math::{FAST_MATH_ENV, FAST_MATH_NAMES, FAST_MATH_SECTION, FastMath, PTX_NOTE_PREFIX};
 pub use max_block::MAX_BLOCK_SECTION;
+pub use pipeline::PASSES_ENV;
 
 use config::{Config, Requested};
 

@@ -15,7 +15,10 @@
 //! need, one element short and longer, one slice short while another is indexed, indices read
 //! from data (some out of range), selectors that reach a check past its guard, and the same
 //! kernel launched with parameters that change from launch to launch (the runtime keeps its
-//! entry-test answers per parameters).
+//! entry-test answers per parameters). Then the random kernels of `scripts/random-kernels.py`
+//! (index expressions with casts, wrapping and saturating operations, min/max/clamp, early
+//! returns, loops with data-dependent bounds, shared tiles), on data and parameters at the
+//! edges.
 
 use ferrocuda::prelude::*;
 use ferrocuda_tests::{random_f32, rng};
@@ -26,6 +29,7 @@ use kernels_idiomatic::stencil3d::stencil3d;
 use rand::Rng;
 use test_kernels::check_versioning::{column_window_sums, window_sums};
 use test_kernels::offset_checks::five_point_sums;
+use test_kernels::random_kernels::{RANDOM_KERNELS, launch_random};
 use test_kernels::soundness::{
     after_empty_parameter, switch_guard, volume_sums, volume_sums_bytes,
 };
@@ -254,7 +258,49 @@ fn digests(device: &Device) -> Vec<String> {
             outcome(r, device, &a),
         );
     }
+    // The random kernels (`scripts/random-kernels.py`): data, outputs and parameters at the
+    // edges (empty, one element, past the data, `u32::MAX`, negative offsets).
+    let data: Vec<u32> = (0..300).map(|_| rng.random_range(0..1000)).collect();
+    for n in 0..RANDOM_KERNELS {
+        for (len, out_len, p) in [
+            (0usize, 1usize, [0u32, 0, 0]),
+            (1, 64, [1, 3, (-1i32) as u32]),
+            (200, 64, [200, 8, 5]),
+            (300, 300, [u32::MAX, 7, 2]),
+            (300, 1, [299, 2, (-300i32) as u32]),
+            (37, 300, [36, 4, 1]),
+        ] {
+            let a = DeviceBuffer::from_slice(device, &data[..len]).unwrap();
+            let mut out = DeviceBuffer::<u32>::zeros(device, out_len).unwrap();
+            let r = launch_random(n, (3, 128), &a, &mut out, p);
+            record(
+                format!("random_{n} a {len} out {out_len} p {p:?}"),
+                outcome(r, device, &out),
+            );
+        }
+    }
     lines
+}
+
+#[test]
+fn the_random_kernels_are_the_generators_output() {
+    // The committed kernels are what the script writes for its default seed and count.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let output = std::process::Command::new("python3")
+        .arg(format!("{root}/scripts/random-kernels.py"))
+        .output()
+        .expect("python3 runs scripts/random-kernels.py");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let committed = include_str!("../kernels/src/random_kernels.rs");
+    assert!(
+        String::from_utf8_lossy(&output.stdout) == committed,
+        "tests/kernels/src/random_kernels.rs is not the generator's output: run \
+         python3 scripts/random-kernels.py > tests/kernels/src/random_kernels.rs"
+    );
 }
 
 #[test]

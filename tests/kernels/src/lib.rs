@@ -33,5 +33,8 @@ pub mod max_block;
 pub mod mma;
 pub mod offset_checks;
 pub mod random;
+// Written by scripts/random-kernels.py, compared with its output by tests/tests/random_kernels.rs.
+#[rustfmt::skip]
+pub mod random_kernels;
 pub mod simulator_promises;
 pub mod soundness;

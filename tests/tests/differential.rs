@@ -303,6 +303,19 @@ fn the_random_kernels_are_the_generators_output() {
     );
 }
 
+/// A digest as the GPU and the simulator must agree on it: a launch in which several threads
+/// failed is only its kernel's panic. Where threads fail before a barrier, the GPU's other
+/// threads of the block go on past it (an exited thread does not hold `bar.sync`) and may fail
+/// elsewhere, and the simulator's first report and count of failing threads need not be the
+/// GPU's (six random kernels' cases differed so on the H200, identically in both GPU builds). Between two GPU builds
+/// (`scripts/gpu-run.sh differential`) the whole digest must agree.
+fn across_backends(digest: &str) -> &str {
+    match digest.find(" line ") {
+        Some(at) if digest.contains("(first of several)") => &digest[..at],
+        _ => digest,
+    }
+}
+
 #[test]
 fn gpu_matches_the_simulator() {
     let reference = digests(&Device::simulator());
@@ -315,7 +328,7 @@ fn gpu_matches_the_simulator() {
             let differences: Vec<String> = reference
                 .iter()
                 .zip(&on_gpu)
-                .filter(|(s, g)| s != g)
+                .filter(|(s, g)| across_backends(s) != across_backends(g))
                 .map(|(s, g)| format!("simulator {s}\n      gpu {g}"))
                 .collect();
             assert_eq!(reference.len(), on_gpu.len());

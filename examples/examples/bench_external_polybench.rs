@@ -24,12 +24,9 @@
 //! non-zero if any failed. On a machine without a GPU the program says so and exits 0.
 
 use ferrocuda::cudarc::driver::{CudaFunction, CudaModule};
-use ferrocuda::cudarc::nvrtc::Ptx;
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{
-    EventTimer, ExampleResult, launch_raw, median, optional_arg, param, random_f32, registers,
-    required_arg,
-};
+use ferrocuda_examples::bench_harness::{cuda_ptx_suite, finish, record_failure, time_pair};
+use ferrocuda_examples::{ExampleResult, launch_raw, param, random_f32, registers};
 use kernels_external::correlation::{
     correlation_corr, correlation_mean, correlation_reduce, correlation_std,
 };
@@ -125,8 +122,8 @@ struct Row {
     agreement: Result<String, String>,
 }
 
-/// Times `ours` and `cuda` alternately: 3 warm-up rounds, then `rounds` timed ones; the
-/// medians (ferrocuda, CUDA C).
+/// Times `ours` and `cuda` alternately, each sample one call between the timer's events
+/// ([`time_pair`]): 3 warm-up rounds, then `rounds` timed ones; the medians (ferrocuda, CUDA C).
 fn measure(
     device: &Device,
     kernel: &str,
@@ -134,18 +131,13 @@ fn measure(
     ours: &mut dyn FnMut() -> ferrocuda::Result<()>,
     cuda: &mut dyn FnMut() -> ferrocuda::Result<()>,
 ) -> ExampleResult<(f64, f64)> {
-    eprintln!("timing {kernel}...");
-    let timer = EventTimer::new(device)?;
-    let (mut ours_ms, mut cuda_ms) = (Vec::new(), Vec::new());
-    for round in 0..rounds + 3 {
-        let a = timer.time(&mut *ours)?;
-        let b = timer.time(&mut *cuda)?;
-        if round >= 3 {
-            ours_ms.push(a);
-            cuda_ms.push(b);
-        }
-    }
-    Ok((median(ours_ms), median(cuda_ms)))
+    time_pair(
+        device,
+        kernel,
+        rounds,
+        |timer| Ok(timer.time(&mut *ours)?),
+        |timer| Ok(timer.time(&mut *cuda)?),
+    )
 }
 
 /// Compares ferrocuda's output with CUDA C's: "bit for bit", or the largest relative
@@ -767,28 +759,10 @@ fn main() -> ExampleResult {
         println!("bench_external_polybench: no GPU on this machine; nothing to measure");
         return Ok(());
     }
-    let ptx = required_arg(
-        "--cuda-ptx",
+    let (device, cuda, rounds) = cuda_ptx_suite(
+        "bench_external_polybench",
         "polybench.cu built by nvcc -O3 --fmad=false -arch=sm_90 -ptx",
     )?;
-    let rounds: usize = match optional_arg("--rounds") {
-        Some(r) => r
-            .parse()
-            .map_err(|_| format!("--rounds {r}: expected a whole number, at least 1"))?,
-        None => 10,
-    };
-    if rounds == 0 {
-        return Err("--rounds 0: at least one timed round is needed".into());
-    }
-    let device = Device::new(0)?;
-    println!("device: {device}");
-    let context = device
-        .cuda_context()
-        .ok_or("bench_external_polybench needs a GPU")?
-        .clone();
-    let cuda = context
-        .load_module(Ptx::from_file(&ptx))
-        .map_err(|e| format!("loading {ptx}: {e:?}"))?;
 
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -802,16 +776,12 @@ fn main() -> ExampleResult {
             Ok(r) => {
                 for row in &r {
                     if let Err(e) = &row.agreement {
-                        eprintln!("{} FAILED: {e}", row.kernel);
-                        failures.push(format!("{}: {e}", row.kernel));
+                        record_failure(&mut failures, &row.kernel, e);
                     }
                 }
                 rows.extend(r);
             }
-            Err(e) => {
-                eprintln!("{name} FAILED: {e}");
-                failures.push(format!("{name}: {e}"));
-            }
+            Err(e) => record_failure(&mut failures, name, e),
         }
     }
     let mut report = format!(
@@ -821,20 +791,5 @@ fn main() -> ExampleResult {
     for failure in &failures {
         let _ = writeln!(report, "\nFAILED: {failure}");
     }
-    println!();
-    print!("{report}");
-    if let Some(path) = optional_arg("--out") {
-        std::fs::write(&path, &report).map_err(|e| format!("writing {path}: {e}"))?;
-        println!("wrote {path}");
-    }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} benchmark(s) failed: {}",
-            failures.len(),
-            failures.join("; ")
-        )
-        .into())
-    }
+    finish(&report, &failures, "benchmark(s)")
 }

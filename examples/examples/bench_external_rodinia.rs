@@ -25,13 +25,10 @@
 //! non-zero if any failed.
 
 use ferrocuda::cudarc::driver::{CudaFunction, CudaModule};
-use ferrocuda::cudarc::nvrtc::Ptx;
 use ferrocuda::device::math::ulp_distance_f32;
 use ferrocuda::prelude::*;
-use ferrocuda_examples::{
-    EventTimer, ExampleResult, compare, launch_raw, median, optional_arg, random_f32, registers,
-    required_arg,
-};
+use ferrocuda_examples::bench_harness::{cuda_ptx_suite, finish, record_failure, time_pair};
+use ferrocuda_examples::{EventTimer, ExampleResult, compare, launch_raw, random_f32, registers};
 use kernels_external::gaussian::{FAN1_BLOCK, FAN2_BLOCK, fan1, fan2};
 use kernels_external::lavamd::{FourVector, LavaBox, MAX_NEIGHBOURS, PAR_PER_BOX, THREADS, lavamd};
 use kernels_external::particle_filter::{self, find_index, likelihood_kernel};
@@ -75,7 +72,8 @@ fn launch_cuda(
     unsafe { launch_raw(f, grid, block, &mut params) }
 }
 
-/// One side's sample: restores its inputs, then times its launches with the timer.
+/// One side's sample: restores its inputs, then times its launches with the timer
+/// ([`time_pair`] runs the two sides alternately and gives their medians).
 type Sample<'a> = Box<dyn FnMut(&EventTimer) -> ExampleResult<f64> + 'a>;
 
 /// A line of the table.
@@ -90,28 +88,6 @@ struct Row {
     ours_registers: Option<u32>,
     /// CUDA C's registers per thread.
     cuda_registers: Option<i64>,
-}
-
-/// Runs the two sides alternately, 3 warm-up rounds then `rounds` timed ones: the medians.
-fn measure(
-    device: &Device,
-    kernel: &str,
-    rounds: usize,
-    ours: &mut Sample<'_>,
-    cuda: &mut Sample<'_>,
-) -> ExampleResult<(f64, f64)> {
-    eprintln!("timing {kernel}...");
-    let timer = EventTimer::new(device)?;
-    let (mut ours_ms, mut cuda_ms) = (Vec::new(), Vec::new());
-    for round in 0..rounds + 3 {
-        let a = ours(&timer)?;
-        let b = cuda(&timer)?;
-        if round >= 3 {
-            ours_ms.push(a);
-            cuda_ms.push(b);
-        }
-    }
-    Ok((median(ours_ms), median(cuda_ms)))
 }
 
 /// Fails unless `a` and `b` are equal bit for bit.
@@ -196,7 +172,7 @@ fn gaussian_row(device: &Device, module: &Arc<CudaModule>, rounds: usize) -> Exa
             })?)
         });
         let label = "gaussian n = 2048 (whole elimination, 2 x 2047 launches)";
-        let (ours_ms, cuda_ms) = measure(device, label, rounds, &mut ours, &mut cuda)?;
+        let (ours_ms, cuda_ms) = time_pair(device, label, rounds, &mut ours, &mut cuda)?;
         drop((ours, cuda));
         same_bits("gaussian a", &ours_bufs.0.to_vec()?, &cuda_bufs.0.to_vec()?)?;
         same_bits("gaussian b", &ours_bufs.1.to_vec()?, &cuda_bufs.1.to_vec()?)?;
@@ -298,7 +274,7 @@ fn lavamd_row(device: &Device, module: &Arc<CudaModule>, rounds: usize) -> Examp
             Ok(timer
                 .time(|| launch_cuda(&f, (grid as u32, 1, 1), (THREADS as u32, 1, 1), &args))?)
         });
-        measure(device, label, rounds, &mut ours, &mut cuda)?
+        time_pair(device, label, rounds, &mut ours, &mut cuda)?
     };
     let flat =
         |v: Vec<FourVector>| -> Vec<f32> { v.iter().flat_map(|p| [p.v, p.x, p.y, p.z]).collect() };
@@ -415,7 +391,7 @@ fn likelihood_row(device: &Device, module: &Arc<CudaModule>, rounds: usize) -> E
             let block = (particle_filter::BLOCK as u32, 1, 1);
             Ok(timer.time(|| launch_cuda(&f, (blocks as u32, 1, 1), block, &args))?)
         });
-        measure(device, label, rounds, &mut ours, &mut cuda)?
+        time_pair(device, label, rounds, &mut ours, &mut cuda)?
     };
     if ours_out.0.to_vec()? != cuda_out.0.to_vec()? {
         return Err("particle filter likelihood: the indices differ".into());
@@ -506,7 +482,7 @@ fn find_index_row(device: &Device, module: &Arc<CudaModule>, rounds: usize) -> E
             let block = (particle_filter::BLOCK as u32, 1, 1);
             Ok(timer.time(|| launch_cuda(&f, (blocks as u32, 1, 1), block, &args))?)
         });
-        measure(device, label, rounds, &mut ours, &mut cuda)?
+        time_pair(device, label, rounds, &mut ours, &mut cuda)?
     };
     same_bits(
         "find_index xj",
@@ -611,7 +587,7 @@ fn streamcluster_row(
             let block = (streamcluster::THREADS as u32, 1, 1);
             Ok(timer.time(|| launch_cuda(&f, (grid.0, grid.1, 1), block, &args))?)
         });
-        measure(device, label, rounds, &mut ours, &mut cuda)?
+        time_pair(device, label, rounds, &mut ours, &mut cuda)?
     };
     same_bits(
         "streamcluster work_mem",
@@ -658,28 +634,10 @@ fn main() -> ExampleResult {
         println!("bench_external_rodinia needs a GPU, and this machine has none: nothing to time");
         return Ok(());
     }
-    let ptx = required_arg(
-        "--cuda-ptx",
+    let (device, module, rounds) = cuda_ptx_suite(
+        "bench_external_rodinia",
         "rodinia.cu built by nvcc -O3 --fmad=false -ptx",
     )?;
-    let rounds: usize = match optional_arg("--rounds") {
-        Some(r) => r
-            .parse()
-            .map_err(|_| format!("--rounds {r}: expected a whole number, at least 1"))?,
-        None => 10,
-    };
-    if rounds == 0 {
-        return Err("--rounds 0: at least one timed round is needed".into());
-    }
-    let device = Device::new(0)?;
-    println!("device: {device}");
-    let context = device
-        .cuda_context()
-        .ok_or("bench_external_rodinia needs a GPU")?
-        .clone();
-    let module = context
-        .load_module(Ptx::from_file(&ptx))
-        .map_err(|e| format!("loading {ptx}: {e:?}"))?;
     type RowOf = fn(&Device, &Arc<CudaModule>, usize) -> ExampleResult<Row>;
     let kernels: [(&str, RowOf); 5] = [
         ("gaussian", gaussian_row),
@@ -693,10 +651,7 @@ fn main() -> ExampleResult {
     for (kernel, row_of) in kernels {
         match row_of(&device, &module, rounds) {
             Ok(row) => rows.push(row),
-            Err(e) => {
-                eprintln!("{kernel} FAILED: {e}");
-                failures.push(format!("{kernel}: {e}"));
-            }
+            Err(e) => record_failure(&mut failures, kernel, e),
         }
     }
     let mut report = format!(
@@ -709,20 +664,5 @@ fn main() -> ExampleResult {
             let _ = writeln!(report, "- {f}");
         }
     }
-    println!();
-    print!("{report}");
-    if let Some(path) = optional_arg("--out") {
-        std::fs::write(&path, &report).map_err(|e| format!("writing {path}: {e}"))?;
-        println!("wrote {path}");
-    }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} kernel(s) failed: {}",
-            failures.len(),
-            failures.join("; ")
-        )
-        .into())
-    }
+    finish(&report, &failures, "kernel(s)")
 }

@@ -26,9 +26,11 @@ use ferrocuda::cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use ferrocuda::cudarc::nvrtc::Ptx;
 use ferrocuda::device::panic::ENTRY_TEST_TOKEN_BIT;
 use ferrocuda::prelude::*;
+use ferrocuda_examples::bench_harness::{
+    finish, gpu, load_ptx, record_failure, rounds_arg, time_alternately,
+};
 use ferrocuda_examples::{
-    EventTimer, ExampleResult, compare, launch_raw, median, optional_arg, random_f32, registers,
-    required_arg,
+    ExampleResult, compare, launch_raw, optional_arg, random_f32, registers, required_arg,
 };
 use kernels_idiomatic::convolution::{FILTER, FILTER_SIZE, convolution};
 use kernels_idiomatic::hotspot::{HotspotCoefficients, hotspot, launch_grid};
@@ -194,30 +196,23 @@ impl Row {
     }
 }
 
-/// Runs the variants alternately, 3 warm-up rounds then `rounds` timed ones: the medians.
+/// Runs the variants alternately, 3 warm-up rounds then `rounds` timed ones
+/// ([`time_alternately`]): the medians.
 fn measure(
     device: &Device,
     kernel: &str,
     rounds: usize,
     variants: &mut [Variant<'_>],
 ) -> ExampleResult<Row> {
-    eprintln!("timing {kernel}...");
-    let timer = EventTimer::new(device)?;
-    let mut samples = vec![Vec::new(); variants.len()];
-    for round in 0..rounds + 3 {
-        for (v, s) in variants.iter_mut().zip(&mut samples) {
-            let ms = timer.time(&mut v.launch)?;
-            if round >= 3 {
-                s.push(ms);
-            }
-        }
-    }
+    let medians = time_alternately(device, kernel, rounds, variants.len(), |side, timer| {
+        Ok(timer.time(&mut variants[side].launch)?)
+    })?;
     Ok(Row {
         kernel: kernel.to_string(),
         figures: variants
             .iter()
-            .zip(samples)
-            .map(|(v, s)| (v.implementation, median(s), v.registers))
+            .zip(medians)
+            .map(|(v, ms)| (v.implementation, ms, v.registers))
             .collect(),
     })
 }
@@ -837,28 +832,9 @@ fn main() -> ExampleResult {
         "idiomatic.cu built by nvcc -O3 --fmad=false -ptx",
     )?;
     let fma = required_arg("--cuda-fma-ptx", "idiomatic.cu built by nvcc -O3 -ptx")?;
-    let rounds: usize = match optional_arg("--rounds") {
-        Some(r) => r
-            .parse()
-            .map_err(|_| format!("--rounds {r}: expected a whole number, at least 5"))?,
-        None => 10,
-    };
-    if rounds < 5 {
-        return Err(
-            format!("--rounds {rounds}: at least 5 timed rounds are needed for a median").into(),
-        );
-    }
-    let device = Device::new(0)?;
-    println!("device: {device}");
-    let context = device
-        .cuda_context()
-        .ok_or("bench_idiomatic needs a GPU")?
-        .clone();
-    let load = |path: &str| {
-        context
-            .load_module(Ptx::from_file(path))
-            .map_err(|e| format!("loading {path}: {e:?}"))
-    };
+    let rounds = rounds_arg(5)?;
+    let (device, context) = gpu("bench_idiomatic")?;
+    let load = |path: &str| load_ptx(&context, path);
     let fast_math_path = optional_arg("--fast-math-ptx");
     let modules = Modules {
         cuda_nofma: load(&nofma)?,
@@ -888,30 +864,12 @@ fn main() -> ExampleResult {
     ] {
         match row_of(&device, &modules, rounds) {
             Ok(row) => rows.push(row),
-            Err(e) => {
-                eprintln!("{kernel} FAILED: {e}");
-                failures.push(format!("{kernel}: {e}"));
-            }
+            Err(e) => record_failure(&mut failures, kernel, e),
         }
     }
     let report = format!(
         "# Idiomatic kernels against CUDA C on {device}\n\nMedians of {rounds} runs after 3 warm-up rounds, one launch (pathfinder: one sweep of 5 launches) between two CUDA events; the ratio is CUDA C's time over ferrocuda's. Outputs checked: ferrocuda and CUDA C --fmad=false bit for bit, the contracting builds within a tolerance.\n\n{}",
         table(&rows, modules.fast_math.is_some())
     );
-    println!();
-    print!("{report}");
-    if let Some(path) = optional_arg("--out") {
-        std::fs::write(&path, &report).map_err(|e| format!("writing {path}: {e}"))?;
-        println!("wrote {path}");
-    }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} kernel(s) failed: {}",
-            failures.len(),
-            failures.join("; ")
-        )
-        .into())
-    }
+    finish(&report, &failures, "kernel(s)")
 }

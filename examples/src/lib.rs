@@ -1,9 +1,11 @@
 //! Helpers shared by the examples: picking the device, checking results against the CPU
 //! references of [`reference`](mod@reference), deterministic inputs, and the benchmarks' raw-launch and
-//! statistics helpers. The workspace tests (`ferrocuda-tests`) use the same references and
+//! statistics helpers, with the command-line harness of the benchmarks against CUDA C twins
+//! ([`bench_harness`]). The workspace tests (`ferrocuda-tests`) use the same references and
 //! comparison, so each exists once.
 
 pub mod bench_chart;
+pub mod bench_harness;
 pub mod bench_report;
 pub mod gemm;
 pub mod reference;

@@ -23,7 +23,7 @@
 //! unsigned integer), `^x`, `^y`, `^z` (the block index, 32 bits) or a decimal constant. A
 //! program that reads block indices holds for a launch when it holds in every block of the
 //! launch's grid, which the runtime decides soundly for any program (over boxes of blocks,
-//! `runtime/src/vocabulary/entry_test.rs`): the builder writes the block indices' limits and
+//! `runtime/src/vocabulary/entry_test/`): the builder writes the block indices' limits and
 //! the tiles' tests of [`crate::tile_checks`] there, and the kernel's bit then skips them too.
 //! Opcodes and flags are LLVM's (`zext.nneg`, `trunc.nuw`, `add.nuw.nsw`, `or.disjoint`,
 //! `icmp.ule`, `icmp.ult.samesign`, ...), with LLVM's meaning: a flag whose promise fails makes

@@ -230,7 +230,7 @@ pub(crate) struct Tiled {
 /// The tiles' tests as the lines of [`TILES_BLOCK`] compute them: `(name, instruction)` over
 /// the parameters and block indices, in order, and the names of their one-bit results, each
 /// true when the block's tile passes. The runtime can make them for every block of a launch
-/// (`runtime/src/vocabulary/entry_test.rs` evaluates the note over the whole grid), and then
+/// (`runtime/src/vocabulary/entry_test/` evaluates the note over the whole grid), and then
 /// the kernel's bit skips them with the rest of its test.
 pub(crate) struct TileTests {
     pub(crate) lines: Vec<(String, String)>,

@@ -11,7 +11,7 @@
 //! launch (`cuCtxSetCurrent`, which the driver answers from thread-local state); a versioned
 //! kernel's entry test is evaluated on the parameters and the grid (a few dozen integer
 //! operations, at most once per corner of the grid when it reads block indices, see
-//! `vocabulary/entry_test.rs`), and when it holds, `ENTRY_TEST_TOKEN_BIT` is set in the token.
+//! `vocabulary/entry_test/`), and when it holds, `ENTRY_TEST_TOKEN_BIT` is set in the token.
 
 use super::CudaDevice;
 use super::driver::driver;

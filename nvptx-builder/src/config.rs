@@ -16,7 +16,7 @@
 //! | the optional passes ([`crate::pipeline`]) | [`crate::PASSES_ENV`] (`none`, `all`, `-name,...`) | | all |
 
 use crate::error::Error;
-use crate::fast_math::{FAST_MATH_ENV, FastMath};
+use crate::passes::fast_math::{FAST_MATH_ENV, FastMath};
 use std::fmt;
 use std::path::PathBuf;
 

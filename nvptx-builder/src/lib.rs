@@ -63,40 +63,25 @@
     reason = "the examples show whole `build.rs` files, `fn main` included, on purpose"
 )]
 
+mod analysis;
 mod cargo_messages;
-mod cfg;
-mod check_versioning;
-mod compare_narrowing;
-mod compiler_fences;
 mod config;
 mod contract;
-mod dead_fn_pointers;
 mod depinfo;
-mod entry_test;
 mod error;
-mod fast_math;
-mod ir_rewrite;
-mod ir_syntax;
+mod ir;
 mod json;
-mod line_tables;
 mod link;
 mod link_args;
-mod load_speculation;
-mod loop_counter_narrowing;
-mod markers;
-mod max_block;
 mod nested;
-mod offset_checks;
-mod panic_rewrite;
+mod passes;
 mod pipeline;
 mod prebuilt;
 mod process;
 mod products;
-mod proved_checks;
 mod ptxas;
 mod simulator_opt_level;
 mod target_cpus;
-mod tile_checks;
 mod toolchain;
 
 pub use config::{
@@ -107,9 +92,11 @@ pub use contract::{
     BINARIES_FILE_NAME, CONSTANT_SECTION, PTX_ARCH_ENV, PTX_FILE_NAME, PTXAS_REPORT_FILE_NAME,
     SHARED_SECTION, cubin_file_name,
 };
-pub use entry_test::{ENTRY_TEST_NOTE_PREFIX, ENTRY_TEST_TOKEN_BIT};
-pub use fast_math::{FAST_MATH_ENV, FAST_MATH_NAMES, FAST_MATH_SECTION, FastMath, PTX_NOTE_PREFIX};
-pub use max_block::MAX_BLOCK_SECTION;
+pub use passes::check_versioning::entry_test::{ENTRY_TEST_NOTE_PREFIX, ENTRY_TEST_TOKEN_BIT};
+pub use passes::fast_math::{
+    FAST_MATH_ENV, FAST_MATH_NAMES, FAST_MATH_SECTION, FastMath, PTX_NOTE_PREFIX,
+};
+pub use passes::max_block::MAX_BLOCK_SECTION;
 pub use pipeline::PASSES_ENV;
 
 use config::{Config, Requested};
@@ -221,7 +208,7 @@ impl Builder {
         println!("cargo:rerun-if-changed=build.rs");
         println!("cargo:rerun-if-changed=Cargo.toml");
         let config = Config::resolve(&self.requested)?;
-        // `None`: the toolchain is missing and the crate's packaged PTX is used (`prebuilt.rs`).
+        // `None`: the toolchain is missing and the crate's packaged PTX is used (`prebuilt/`).
         if let Some(toolchain) = prebuilt::toolchain_or_packaged(&config)? {
             target_cpus::check(&config, &toolchain)?;
             nested::build(&config, &toolchain)?;

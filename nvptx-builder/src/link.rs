@@ -6,32 +6,33 @@
 //! 1. extract the LLVM bitcode members of every archive input (`compiler_builtins`) with
 //!    `llvm-ar x` and merge them with `llvm-link`;
 //! 2. `llvm-link main.bc --only-needed libs.bc` pulls in just the builtins that are used;
-//! 3. `llvm-dis`, [`crate::panic_rewrite`] (core's index panics record integers),
-//!    [`crate::ir_rewrite`] (shared and constant memory), [`crate::max_block`] (`.maxntid` of
+//! 3. `llvm-dis`, [`crate::passes::panic_rewrite`] (core's index panics record integers),
+//!    [`crate::passes::ir_rewrite`] (shared and constant memory), [`crate::passes::max_block`] (`.maxntid` of
 //!    the entries that declare their largest block), `llvm-as`;
 //! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
 //!    constant-memory globals public;
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX, from the
-//!    optimised module without its compiler fences ([`crate::compiler_fences`]), with its 64-bit
-//!    loop counters bounded by a `u32` made 32-bit ([`crate::loop_counter_narrowing`]), with the
-//!    loads that bounds checks guard moved above the checks ([`crate::load_speculation`]) and
-//!    the checks of offset indices after their base's check narrowed ([`crate::offset_checks`]),
+//!    optimised module without its compiler fences ([`crate::passes::compiler_fences`]), with its 64-bit
+//!    loop counters bounded by a `u32` made 32-bit ([`crate::passes::loop_counter_narrowing`]), with the
+//!    loads that bounds checks guard moved above the checks ([`crate::passes::load_speculation`]) and
+//!    the checks of offset indices after their base's check narrowed ([`crate::passes::offset_checks`]),
 //!    and the kernels whose guards decide checks in a loop versioned on a test of their
-//!    arguments ([`crate::check_versioning`]);
+//!    arguments ([`crate::passes::check_versioning`]);
 //! 6. of the debug information llc wrote, only the line table stays
-//!    ([`crate::line_tables`]);
+//!    ([`crate::passes::line_tables`]);
 //! 7. kernels built with fast math are named in a comment at the top of the PTX
-//!    ([`crate::fast_math`], which adds its flags between steps 4 and 5).
+//!    ([`crate::passes::fast_math`], which adds its flags between steps 4 and 5).
 //!
 //! Intermediate files live in a fresh directory next to the output, removed on success and
 //! kept (and named in the error) on failure, or always with `NVPTX_BUILDER_KEEP_TEMPS=1`.
 
 use crate::config::NVPTX_TARGET;
 use crate::error::{Error, Result};
+use crate::link_args;
 use crate::link_args::LinkArgs;
+use crate::passes::ir_rewrite;
 use crate::process::{display_command, run_captured};
 use crate::toolchain::tool;
-use crate::{ir_rewrite, link_args};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -168,7 +169,7 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
     let (rewritten, constant) = move_to_address_spaces(llvm_bin, tmp, linked)?;
     let optimized = optimize(args, llvm_bin, tmp, &rewritten, &constant)?;
     // Function pointers nothing can call (core's formatting behind panics) cost registers;
-    // the fast-math flags go on after inlining ([`crate::fast_math`]).
+    // the fast-math flags go on after inlining ([`crate::passes::fast_math`]).
     let (optimized, notes) = rewrite_optimized(args, llvm_bin, tmp, optimized)?;
     generate_ptx(args, llvm_bin, &optimized, output)?;
     keep_line_tables_only(output)?;
@@ -178,9 +179,9 @@ fn link(args: &LinkArgs, llvm_bin: &Path, tmp: &Path, output: &Path) -> Result<(
 /// What the rewrites tell the runtime through comments at the top of the PTX.
 #[derive(Default)]
 struct Notes {
-    /// The kernels built with fast math ([`crate::fast_math::ptx_note`]).
+    /// The kernels built with fast math ([`crate::passes::fast_math::ptx_note`]).
     fast_math: Vec<(String, crate::FastMath)>,
-    /// The versioned kernels' entry tests ([`crate::entry_test::ptx_note`]).
+    /// The versioned kernels' entry tests ([`crate::passes::check_versioning::entry_test::ptx_note`]).
     entry_tests: Vec<(String, String)>,
 }
 
@@ -191,34 +192,18 @@ fn write_notes(output: &Path, notes: &Notes) -> Result<()> {
     }
     let ptx = std::fs::read_to_string(output)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", output.display())))?;
-    let ptx = crate::fast_math::ptx_note(&ptx, &notes.fast_math);
-    let ptx = crate::entry_test::ptx_note(&ptx, &notes.entry_tests);
+    let ptx = crate::passes::fast_math::ptx_note(&ptx, &notes.fast_math);
+    let ptx = crate::passes::check_versioning::entry_test::ptx_note(&ptx, &notes.entry_tests);
     std::fs::write(output, ptx)
         .map_err(|e| Error::new(format!("cannot write {}: {e}", output.display())))
 }
 
-/// `ptx` with a `{prefix}{entry} {note}` comment line for each `(entry, note)` before its
-/// `.version` line (at the end of the leading comments when it has none): the notes the
-/// builder leaves the runtime ([`crate::fast_math::ptx_note`], [`crate::entry_test::ptx_note`]).
-pub(crate) fn ptx_notes<T: std::fmt::Display>(
-    ptx: &str,
-    prefix: &str,
-    notes: &[(String, T)],
-) -> String {
-    let mut lines = String::new();
-    for (entry, note) in notes {
-        lines.push_str(&format!("{prefix}{entry} {note}\n"));
-    }
-    let at = ptx.find("\n.version").map_or(0, |i| i + 1);
-    format!("{}{lines}{}", &ptx[..at], &ptx[at..])
-}
-
 /// Step 6: the DWARF sections llc writes beside the line table removed
-/// ([`crate::line_tables`]).
+/// ([`crate::passes::line_tables`]).
 fn keep_line_tables_only(output: &Path) -> Result<()> {
     let ptx = std::fs::read_to_string(output)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", output.display())))?;
-    match crate::line_tables::keep_line_tables_only(&ptx) {
+    match crate::passes::line_tables::keep_line_tables_only(&ptx) {
         Some(cleaned) => std::fs::write(output, cleaned)
             .map_err(|e| Error::new(format!("cannot write {}: {e}", output.display()))),
         None => Ok(()),
@@ -295,9 +280,9 @@ fn merge_bitcode(
 }
 
 /// Step 3: core's index panics redirected to entries that record integers
-/// ([`crate::panic_rewrite`]), static shared memory and constant memory moved to their address
+/// ([`crate::passes::panic_rewrite`]), static shared memory and constant memory moved to their address
 /// spaces ([`ir_rewrite`]), and the entries of `#[kernel(max_block(...))]` kernels given their
-/// bound ([`crate::max_block`]). Returns the module and the constant-memory globals to keep public.
+/// bound ([`crate::passes::max_block`]). Returns the module and the constant-memory globals to keep public.
 fn move_to_address_spaces(
     llvm_bin: &Path,
     tmp: &Path,
@@ -309,9 +294,9 @@ fn move_to_address_spaces(
     run_tool(cmd)?;
     let text = std::fs::read_to_string(&ll)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
-    let redirected = crate::panic_rewrite::rewrite(&text);
+    let redirected = crate::passes::panic_rewrite::rewrite(&text);
     let mut rewritten = ir_rewrite::rewrite(redirected.as_deref().unwrap_or(&text))?;
-    let bounded = crate::max_block::apply(&rewritten.text)?;
+    let bounded = crate::passes::max_block::apply(&rewritten.text)?;
     if redirected.is_none()
         && bounded.is_none()
         && rewritten.shared.is_empty()
@@ -384,8 +369,8 @@ fn generate_ptx(args: &LinkArgs, llvm_bin: &Path, input: &Path, output: &Path) -
     run_tool(cmd)
 }
 
-/// Applies [`crate::compiler_fences::strip`] and [`crate::dead_fn_pointers::strip`] to the
-/// optimised module, then [`crate::fast_math::apply`] and the optional passes the build
+/// Applies [`crate::passes::compiler_fences::strip`] and [`crate::passes::dead_fn_pointers::strip`] to the
+/// optimised module, then [`crate::passes::fast_math::apply`] and the optional passes the build
 /// selected ([`crate::pipeline`]), and drops the functions the first orphans;
 /// returns the module to generate code from (the input when nothing changed) and the kernels
 /// built with fast math.
@@ -401,11 +386,12 @@ fn rewrite_optimized(
     run_tool(cmd)?;
     let text = std::fs::read_to_string(&ll)
         .map_err(|e| Error::new(format!("cannot read {}: {e}", ll.display())))?;
-    let unfenced = crate::compiler_fences::strip(&text);
+    let unfenced = crate::passes::compiler_fences::strip(&text);
     let fences_removed = unfenced.is_some();
     let text = unfenced.unwrap_or(text);
-    let stripped = crate::dead_fn_pointers::strip(&text);
-    let fast = crate::fast_math::apply(stripped.as_deref().unwrap_or(&text), args.fast_math)?;
+    let stripped = crate::passes::dead_fn_pointers::strip(&text);
+    let fast =
+        crate::passes::fast_math::apply(stripped.as_deref().unwrap_or(&text), args.fast_math)?;
     let (stripped, kernels) = match (fast, stripped) {
         (Some(applied), _) => (Some(applied.text), applied.kernels),
         (None, stripped) => (stripped, Vec::new()),

@@ -26,7 +26,7 @@ pub(crate) struct LinkArgs {
     pub(crate) opt_level: Option<String>,
     /// `--target`.
     pub(crate) target: Option<String>,
-    /// The crate-wide fast math ([`crate::fast_math::LINK_ARG`]), off when absent.
+    /// The crate-wide fast math ([`crate::passes::fast_math::LINK_ARG`]), off when absent.
     pub(crate) fast_math: crate::FastMath,
     /// The optional passes that run ([`crate::pipeline::LINK_ARG`]), all when absent.
     pub(crate) passes: crate::pipeline::PassSelection,
@@ -105,12 +105,12 @@ fn parse_expanded(args: Vec<String>) -> Result<LinkArgs> {
             out.target_cpu = Some(v?);
         } else if let Some(v) = with_value("--target-feature", &mut it) {
             features.extend(v?.split(',').filter(|f| !f.is_empty()).map(str::to_owned));
-        } else if let Some(v) = with_value(crate::fast_math::LINK_ARG, &mut it) {
+        } else if let Some(v) = with_value(crate::passes::fast_math::LINK_ARG, &mut it) {
             let v = v?;
             out.fast_math = crate::FastMath::parse(&v).map_err(|e| {
                 Error::new(format!(
                     "linker option {}={v}: {e}",
-                    crate::fast_math::LINK_ARG
+                    crate::passes::fast_math::LINK_ARG
                 ))
             })?;
         } else if let Some(v) = with_value(crate::pipeline::LINK_ARG, &mut it) {

@@ -320,7 +320,7 @@ fn nested_command(
     if !fast_math.is_off() {
         cmd.arg(format!(
             "-Clink-arg={}={fast_math}",
-            crate::fast_math::LINK_ARG
+            crate::passes::fast_math::LINK_ARG
         ));
     }
 

@@ -6,11 +6,11 @@
 //!
 //! | name | pass |
 //! |---|---|
-//! | `loop_counter_narrowing` | [`crate::loop_counter_narrowing`] |
-//! | `load_speculation` | [`crate::load_speculation`] |
-//! | `offset_checks` | [`crate::offset_checks`] |
-//! | `proved_checks` | [`crate::proved_checks`] |
-//! | `check_versioning` | [`crate::check_versioning`], with [`crate::tile_checks`] and, in the fast copies it makes, [`crate::compare_narrowing`] |
+//! | `loop_counter_narrowing` | [`crate::passes::loop_counter_narrowing`] |
+//! | `load_speculation` | [`crate::passes::load_speculation`] |
+//! | `offset_checks` | [`crate::passes::offset_checks`] |
+//! | `proved_checks` | [`crate::passes::proved_checks`] |
+//! | `check_versioning` | [`crate::passes::check_versioning`], with [`crate::passes::check_versioning::tile_checks`] and, in the fast copies it makes, [`crate::passes::compare_narrowing`] |
 //!
 //! [`PASSES_ENV`] (`FERROCUDA_PASSES`) selects them for a build: `none` runs none of them,
 //! `all` (the default) every one, and a comma-separated list of `-name` every one but those
@@ -19,6 +19,7 @@
 //! differential tester (`scripts/gpu-run.sh differential`) compares the optimised build with.
 
 use crate::error::Error;
+use crate::passes;
 use std::fmt;
 
 /// The environment variable that selects the optional passes (see the module's doc).
@@ -111,7 +112,7 @@ impl fmt::Display for PassSelection {
 pub(crate) struct Optimised {
     /// The module, when a pass changed it.
     pub(crate) text: Option<String>,
-    /// The entry tests of the kernels [`crate::check_versioning`] versioned: `(entry, program)`.
+    /// The entry tests of the kernels [`crate::passes::check_versioning`] versioned: `(entry, program)`.
     pub(crate) entry_tests: Vec<(String, String)>,
 }
 
@@ -127,22 +128,22 @@ pub(crate) fn run(text: &str, selection: PassSelection) -> Optimised {
     };
     step(
         "loop_counter_narrowing",
-        crate::loop_counter_narrowing::apply,
+        passes::loop_counter_narrowing::apply,
         &mut current,
     );
     step(
         "load_speculation",
-        crate::load_speculation::apply,
+        passes::load_speculation::apply,
         &mut current,
     );
-    step("offset_checks", crate::offset_checks::apply, &mut current);
-    step("proved_checks", crate::proved_checks::apply, &mut current);
+    step("offset_checks", passes::offset_checks::apply, &mut current);
+    step("proved_checks", passes::proved_checks::apply, &mut current);
     let mut entry_tests = Vec::new();
     if selection.runs("check_versioning")
-        && let Some(versioned) = crate::check_versioning::apply(current.as_deref().unwrap_or(text))
+        && let Some(versioned) = passes::check_versioning::apply(current.as_deref().unwrap_or(text))
     {
         entry_tests = versioned.notes;
-        current = Some(crate::compare_narrowing::apply(&versioned.text).unwrap_or(versioned.text));
+        current = Some(passes::compare_narrowing::apply(&versioned.text).unwrap_or(versioned.text));
     }
     Optimised {
         text: current,

@@ -553,10 +553,10 @@ fn hotspots_note_holds_for_every_grid_its_tiles_cover() {
 #[test]
 fn hotspot_gets_a_copy_for_its_32_bit_arithmetic() {
     // `kernels-idiomatic`'s HotSpot: its tile loads' checks are proved, its four clamped
-    // neighbours' checks are decided outright (`nvptx-builder/src/proved_checks.rs`), and its
+    // neighbours' checks are decided outright (`nvptx-builder/src/passes/proved_checks.rs`), and its
     // output's check (which a grid larger than its tiles could fail) passes for every thread
     // of a block whose corner threads' indices are in bounds: the copy's entry tests that per
-    // block (`nvptx-builder/src/tile_checks.rs`), its threads' ends bounded by the guards the
+    // block (`nvptx-builder/src/passes/check_versioning/tile_checks/mod.rs`), its threads' ends bounded by the guards the
     // store is under, so that the blocks at the grid's edges pass too. The copy exists for its arithmetic: `iteration`, the borders
     // and the block indices below 2^15 make its tile origin and cells fit in 32 bits. A dev
     // build's overflow checks leave other checks, so only an optimised build is pinned.

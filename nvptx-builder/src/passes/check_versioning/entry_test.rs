@@ -1,6 +1,6 @@
 //! The entry test of a versioned kernel, written for the runtime to evaluate on the host.
 //!
-//! [`crate::check_versioning`] gives a kernel a fast copy without the bounds checks its guards
+//! [`crate::passes::check_versioning`] gives a kernel a fast copy without the bounds checks its guards
 //! decide, chosen by a test of the kernel's integer parameters (`nz * ny * nx <= input.len()`,
 //! each factor below 2^30, ...). Every thread computes that test: about 14 SASS instructions
 //! for the 3-D stencil, whose interior thread runs about 60 more, and that was the whole of its
@@ -24,14 +24,14 @@
 //! program that reads block indices holds for a launch when it holds in every block of the
 //! launch's grid, which the runtime decides soundly for any program (over boxes of blocks,
 //! `runtime/src/vocabulary/entry_test/`): the builder writes the block indices' limits and
-//! the tiles' tests of [`crate::tile_checks`] there, and the kernel's bit then skips them too.
+//! the tiles' tests of [`crate::passes::check_versioning::tile_checks`] there, and the kernel's bit then skips them too.
 //! Opcodes and flags are LLVM's (`zext.nneg`, `trunc.nuw`, `add.nuw.nsw`, `or.disjoint`,
 //! `icmp.ule`, `icmp.ult.samesign`, ...), with LLVM's meaning: a flag whose promise fails makes
 //! the value poison, and the runtime then leaves the bit clear; `select <w> <c> <a> <b>` and
 //! `umin`, `umax`, `smin`, `smax` are written for `select` and the intrinsics' calls. The
 //! program's value is its last op's, one bit.
 
-use crate::offset_checks::strip_metadata;
+use crate::ir::instructions::strip_metadata;
 use std::collections::HashMap;
 
 /// What starts an entry-test note line of the PTX (read back by the runtime).
@@ -47,8 +47,8 @@ pub(crate) fn parameters(define: &str) -> Vec<(String, String)> {
         return Vec::new();
     };
     let params = &define[open + 1..];
-    let close = crate::ir_syntax::matching_paren(&define[open..]).map_or(params.len(), |c| c - 1);
-    crate::ir_syntax::split_top_level(&params[..close])
+    let close = crate::ir::syntax::matching_paren(&define[open..]).map_or(params.len(), |c| c - 1);
+    crate::ir::syntax::split_top_level(&params[..close])
         .into_iter()
         .filter_map(|p| {
             let p = p.trim();
@@ -202,7 +202,7 @@ fn op(
     }
     let mut name = opcode.to_string();
     if opcode == "icmp" {
-        let pred = crate::check_versioning::canonical(rest.first()?)?;
+        let pred = crate::analysis::facts::canonical(rest.first()?)?;
         rest.remove(0);
         name = format!("icmp.{pred}");
     }
@@ -231,7 +231,7 @@ fn op(
 /// `ptx` with a [`ENTRY_TEST_NOTE_PREFIX`] line for each `(entry, program)` before its
 /// `.version` line.
 pub(crate) fn ptx_note(ptx: &str, notes: &[(String, String)]) -> String {
-    crate::link::ptx_notes(ptx, ENTRY_TEST_NOTE_PREFIX, notes)
+    crate::ir::ptx_notes::ptx_notes(ptx, ENTRY_TEST_NOTE_PREFIX, notes)
 }
 
 #[cfg(test)]

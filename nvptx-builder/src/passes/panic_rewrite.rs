@@ -14,7 +14,7 @@
 //! module (a kernel crate without the device library keeps core's bodies) and its parameter count
 //! is the one expected (a future core with another signature keeps its body too).
 
-use crate::ir_syntax::{matching_paren, split_top_level};
+use crate::ir::syntax::{matching_paren, split_top_level};
 
 /// A core function to redirect: the end of its mangled name, the replacement's symbol, and the
 /// number of parameters both take.

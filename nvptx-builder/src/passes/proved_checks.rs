@@ -1,6 +1,6 @@
 //! Link-time deletion of checks that cannot fail: a branch into a block that ends in
 //! `unreachable` (the call of a panic: a slice index, a shared tile's 2-D index, an
-//! `assert!`) whose condition the range analysis of [`crate::compare_narrowing`] decides
+//! `assert!`) whose condition the range analysis of [`crate::passes::compare_narrowing`] decides
 //! against the panic becomes an unconditional branch to the other side.
 //!
 //! LLVM keeps such checks when deciding them takes more than one compare at a time. HotSpot's
@@ -13,14 +13,15 @@
 //! whose ranges already decide which compares may be 32-bit, and a check it cannot decide
 //! stays as it was, with its report.
 
-use crate::check_versioning::branch_targets;
-use crate::compare_narrowing::Analysis;
-use crate::offset_checks::{strip_metadata, terminator};
+use crate::analysis::ranges::Analysis;
+use crate::ir::blocks::branch_targets;
+use crate::ir::blocks::terminator;
+use crate::ir::instructions::strip_metadata;
 use std::collections::{HashMap, HashSet};
 
 /// The module text with its impossible checks deleted, or `None` when there was none.
 pub(crate) fn apply(ir: &str) -> Option<String> {
-    crate::ir_syntax::rewrite_bodies(ir, |_, body| fold_function(body))
+    crate::ir::syntax::rewrite_bodies(ir, |_, body| fold_function(body))
 }
 
 /// The body with its impossible checks' branches made unconditional, or `None`.

@@ -6,12 +6,12 @@
 //! arithmetic on thread indices fold, and `llc` writes `.maxntid x, y, z` on the entry, which
 //! lets `ptxas` allocate registers for that many threads at most (CUDA C's `__launch_bounds__`).
 //! The macro leaves a marker static in [`MAX_BLOCK_SECTION`] whose bytes are
-//! `<entry symbol>=XXXX,YYYY,ZZZZ,MMMM` ([`crate::markers`]; `MMMM` the blocks per
+//! `<entry symbol>=XXXX,YYYY,ZZZZ,MMMM` ([`crate::ir::markers`]; `MMMM` the blocks per
 //! multiprocessor, 0 when not given); this step reads and removes the markers.
 //! The runtime refuses, before every launch, a block larger than the bound along any dimension.
 
 use crate::error::{Error, Result};
-use crate::markers::{Marker, defined_function, push_global_without_markers};
+use crate::ir::markers::{Marker, defined_function, push_global_without_markers};
 
 /// Link section of the markers `#[kernel(max_block(...))]` leaves for the linker.
 ///
@@ -21,7 +21,7 @@ pub const MAX_BLOCK_SECTION: &str = ".ferrocuda.max_block";
 /// The module `ir` (text of `llvm-dis`) with each marked entry given `"nvvm.maxntid"` and the
 /// markers removed; `None` when it has no marker.
 pub(crate) fn apply(ir: &str) -> Result<Option<String>> {
-    let markers = crate::markers::read(ir, MAX_BLOCK_SECTION, "max_block")?;
+    let markers = crate::ir::markers::read(ir, MAX_BLOCK_SECTION, "max_block")?;
     if markers.is_empty() {
         return Ok(None);
     }

@@ -1,10 +1,10 @@
 //! Marker statics that `#[kernel]` leaves for the linker: globals in a link section of their own
-//! whose bytes are `<entry symbol>=<value>`. `#[kernel(fast_math)]` ([`crate::fast_math`]) and
-//! `#[kernel(max_block(...))]` ([`crate::max_block`]) use them; each reads its section's
+//! whose bytes are `<entry symbol>=<value>`. `#[kernel(fast_math)]` ([`crate::passes::fast_math`]) and
+//! `#[kernel(max_block(...))]` ([`crate::passes::max_block`]) use them; each reads its section's
 //! markers here and removes them from the module, so the PTX carries only their effect.
 
 use crate::error::{Error, Result};
-use crate::ir_syntax::{GlobalLine, symbol_name, used_list_keeping};
+use crate::ir::syntax::{GlobalLine, symbol_name, used_list_keeping};
 
 /// One marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +81,6 @@ pub(crate) fn defined_function(line: &str) -> Option<String> {
     }
     let at = line.find(" @")? + 2;
     let rest = &line[at..];
-    let len = crate::ir_syntax::name_len(rest);
+    let len = crate::ir::syntax::name_len(rest);
     (len > 0).then(|| symbol_name(&rest[..len]))
 }

@@ -2,7 +2,7 @@
 //! global names (plain and quoted), string literals, types, comma-separated lists at the top
 //! level of brackets, and global variable definition lines split into their parts.
 //!
-//! Nothing here knows what a rewrite wants; [`crate::ir_rewrite`] decides what moves.
+//! Nothing here knows what a rewrite wants; [`crate::passes::ir_rewrite`] decides what moves.
 
 /// Index just past the string literal starting at `b[start] == '"'` (LLVM escapes `"` as `\22`).
 pub(crate) fn skip_string(b: &[u8], start: usize) -> usize {

@@ -20,7 +20,7 @@
 
 use crate::contract::{CONSTANT_SECTION, SHARED_SECTION};
 use crate::error::{Error, Result};
-use crate::ir_syntax::{GlobalLine, name_len, skip_string, symbol_name, used_list_keeping};
+use crate::ir::syntax::{GlobalLine, name_len, skip_string, symbol_name, used_list_keeping};
 use std::collections::HashMap;
 
 const SHARED_ADDRSPACE: u32 = 3;

@@ -26,7 +26,11 @@
 //! [`MAX_WALK`] blocks, until a block entered from the passed side of the base's check: the
 //! shape of a run of checks (bounds or overflow checks), each side entered only from its check.
 
-use crate::ir_syntax::{block_label, is_debug_record};
+use crate::analysis::bounds::{bound_of, narrow_operand};
+use crate::ir::blocks::{Block, split_blocks, terminator};
+use crate::ir::instructions::{
+    definition, definitions, strip_metadata, strip_words, trailing_metadata, unsigned_less_than,
+};
 use std::collections::HashMap;
 
 /// How many single-predecessor blocks the walk to a dominating base check crosses at most.
@@ -38,21 +42,13 @@ const MAX_OFFSET: u128 = (1u128 << 64) - (1u128 << 32);
 /// The module text with the offset checks rewritten, or `None` when nothing changed.
 pub(crate) fn apply(ir: &str) -> Option<String> {
     let mut counter = 0usize;
-    crate::ir_syntax::rewrite_bodies(ir, |_, body| rewrite_function(body, &mut counter))
-}
-
-/// One basic block: its label (`None` for the entry block) and the indices of its lines.
-pub(crate) struct Block {
-    /// The label, as `label %...` references name it.
-    pub(crate) label: Option<String>,
-    /// The indices of the block's lines in the body (its label line first).
-    pub(crate) lines: std::ops::Range<usize>,
+    crate::ir::syntax::rewrite_bodies(ir, |_, body| rewrite_function(body, &mut counter))
 }
 
 /// The function body with its offset checks rewritten, or `None` when it has none.
 fn rewrite_function(body: &[&str], counter: &mut usize) -> Option<String> {
     let blocks = split_blocks(body);
-    if !crate::cfg::is_modelled(&blocks, body) {
+    if !crate::ir::cfg::is_modelled(&blocks, body) {
         return None;
     }
     let defs = definitions(body);
@@ -156,24 +152,6 @@ fn replacement(
     text
 }
 
-/// The `i32` value a 64-bit operand was zero-extended from, when it was.
-pub(crate) fn narrow_operand<'a>(value: &str, defs: &HashMap<&str, &'a str>) -> Option<&'a str> {
-    let inst = defs.get(value)?;
-    let rest = strip_words(inst, "zext", &["nneg"])?;
-    let rest = rest.strip_prefix("i32 ")?;
-    let (operand, ty) = rest.split_once(" to ")?;
-    (ty.split(',').next()?.trim() == "i64").then_some(operand.trim())
-}
-
-/// `(index, len)` of `icmp [samesign] ult i64 index, len`.
-pub(crate) fn unsigned_less_than(inst: &str) -> Option<(&str, &str)> {
-    let rest = strip_words(inst, "icmp", &["samesign"])?;
-    let rest = rest.strip_prefix("ult i64 ")?;
-    let operands = strip_metadata(rest);
-    let (a, b) = operands.split_once(", ")?;
-    Some((a.trim(), b.trim()))
-}
-
 /// The index `value` as `base ± offset` with a bounded offset.
 fn offset_of<'a>(value: &str, defs: &HashMap<&'a str, &'a str>) -> Option<Offset<'a>> {
     let inst = defs.get(value)?;
@@ -222,44 +200,6 @@ fn offset_of<'a>(value: &str, defs: &HashMap<&'a str, &'a str>) -> Option<Offset
         }
     }
     None
-}
-
-/// The largest value a 64-bit `value` can take when its definition bounds it below 2^64:
-/// `zext` of an `i32`, `and` with a constant below 2^32, `mul nuw` of two bounded values, a
-/// non-negative constant.
-pub(crate) fn bound_of(value: &str, defs: &HashMap<&str, &str>, depth: usize) -> Option<u128> {
-    if let Ok(constant) = value.parse::<i128>() {
-        return (constant >= 0).then_some(constant as u128);
-    }
-    if depth > 4 {
-        return None;
-    }
-    let inst = defs.get(value)?;
-    if narrow_operand(value, defs).is_some() {
-        return Some(u32::MAX as u128);
-    }
-    if let Some(mask) = masked_to_32_bits(inst) {
-        return Some(mask);
-    }
-    let rest = strip_words(inst, "mul", &["nuw", "nsw"])?;
-    if !inst[..inst.len() - rest.len()].contains(" nuw") {
-        return None;
-    }
-    let rest = strip_metadata(rest.strip_prefix("i64 ")?);
-    let (a, b) = rest.split_once(", ")?;
-    let product = bound_of(a.trim(), defs, depth + 1)? * bound_of(b.trim(), defs, depth + 1)?;
-    (product < 1u128 << 64).then_some(product)
-}
-
-/// The mask of `and i64 value, MASK` when `MASK` is below 2^32.
-fn masked_to_32_bits(inst: &str) -> Option<u128> {
-    let rest = strip_words(inst, "and", &[])?;
-    let rest = strip_metadata(rest.strip_prefix("i64 ")?);
-    let (a, b) = rest.split_once(", ")?;
-    [a.trim(), b.trim()]
-        .iter()
-        .filter_map(|v| v.parse::<u128>().ok())
-        .find(|&m| m < 1u128 << 32)
 }
 
 /// Whether the length operand is known to be below 2^32.
@@ -327,16 +267,6 @@ pub(crate) fn single_predecessor(blocks: &[Block], body: &[&str], label: &str) -
     found
 }
 
-/// The block's last instruction line (debug records and blank lines skipped).
-pub(crate) fn terminator<'a>(block: &Block, body: &[&'a str]) -> &'a str {
-    body[block.lines.clone()]
-        .iter()
-        .rev()
-        .map(|l| l.trim())
-        .find(|l| !l.is_empty() && !is_debug_record(l) && !l.starts_with(';'))
-        .unwrap_or("")
-}
-
 /// `(condition, passed target)` of `br i1 %c, label %ok, label %fail`.
 fn conditional_branch(terminator: &str) -> Option<(&str, &str)> {
     let rest = terminator.strip_prefix("br i1 ")?;
@@ -345,69 +275,6 @@ fn conditional_branch(terminator: &str) -> Option<(&str, &str)> {
     let passed = parts.next()?.trim().strip_prefix("label %")?;
     parts.next()?.trim().strip_prefix("label %")?;
     Some((condition, passed))
-}
-
-/// Splits a function body into blocks at label lines (`NAME:` at the start of a line).
-pub(crate) fn split_blocks(body: &[&str]) -> Vec<Block> {
-    let mut blocks = vec![Block {
-        label: None,
-        lines: 0..0,
-    }];
-    for (index, line) in body.iter().enumerate() {
-        if let Some(label) = block_label(line) {
-            blocks.last_mut().expect("one block").lines.end = index;
-            blocks.push(Block {
-                label: Some(label),
-                lines: index..index,
-            });
-        }
-    }
-    blocks.last_mut().expect("one block").lines.end = body.len();
-    blocks
-}
-
-/// Every `%name = instruction` of the body, by name.
-pub(crate) fn definitions<'a>(body: &[&'a str]) -> HashMap<&'a str, &'a str> {
-    body.iter().filter_map(|l| definition(l)).collect()
-}
-
-/// `(name, instruction)` of a line `  %name = instruction`.
-pub(crate) fn definition(line: &str) -> Option<(&str, &str)> {
-    let trimmed = line.trim_start();
-    if !trimmed.starts_with('%') {
-        return None;
-    }
-    let (name, inst) = trimmed.split_once(" = ")?;
-    (!name.contains(' ')).then_some((name, inst.trim_end()))
-}
-
-/// `inst` after its opcode `opcode` and any of the `flags` that follow it.
-pub(crate) fn strip_words<'a>(inst: &'a str, opcode: &str, flags: &[&str]) -> Option<&'a str> {
-    let mut rest = inst.strip_prefix(opcode)?.strip_prefix(' ')?;
-    while let Some((word, tail)) = rest.split_once(' ') {
-        if !flags.contains(&word) {
-            break;
-        }
-        rest = tail;
-    }
-    Some(rest)
-}
-
-/// The operand list of an instruction without its trailing `, !name !N` attachments.
-pub(crate) fn strip_metadata(operands: &str) -> &str {
-    match operands.find(", !") {
-        Some(at) => &operands[..at],
-        None => operands,
-    }
-}
-
-/// The `, !dbg !N` (and other) attachments at the end of an instruction line.
-pub(crate) fn trailing_metadata(line: &str) -> &str {
-    let line = line.trim_end();
-    match line.find(", !") {
-        Some(at) => &line[at..],
-        None => "",
-    }
 }
 
 #[cfg(test)]

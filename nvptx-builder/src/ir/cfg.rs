@@ -1,7 +1,7 @@
 //! The control-flow graph of a function body, read from every terminator LLVM prints.
 //!
 //! Every optimising pass that reasons about which branches dominate a block (the facts of
-//! [`crate::check_versioning::facts_at`], the ranges of [`crate::compare_narrowing::Analysis`]
+//! [`crate::analysis::facts::facts_at`], the ranges of [`crate::analysis::ranges::Analysis`]
 //! and the passes built on them) reads its edges here, so that one way into a block cannot be
 //! missed. A missed edge is unsound, not merely weak: a block with two ways in whose second
 //! way is invisible looks as if it had one predecessor, and the condition of that one branch
@@ -15,8 +15,9 @@
 //! `catchret`, `cleanupret`, or a last line this reader does not recognise) has no graph:
 //! [`successors`] answers `None` and the passes leave the function as it is.
 
-use crate::ir_syntax::is_debug_record;
-use crate::offset_checks::{Block, strip_metadata};
+use crate::ir::blocks::Block;
+use crate::ir::instructions::strip_metadata;
+use crate::ir::syntax::is_debug_record;
 use std::collections::HashMap;
 
 /// The successors of each block by block index, read from each block's whole terminator
@@ -24,7 +25,7 @@ use std::collections::HashMap;
 /// modelled (see the module's doc). A target may repeat (two cases of one switch). The empty
 /// unlabelled block that [`split_blocks`] puts before a body's first label has none.
 ///
-/// [`split_blocks`]: crate::offset_checks::split_blocks
+/// [`split_blocks`]: crate::ir::blocks::split_blocks
 pub(crate) fn successors(blocks: &[Block], body: &[&str]) -> Option<Vec<Vec<usize>>> {
     let index: HashMap<&str, usize> = blocks
         .iter()
@@ -111,7 +112,7 @@ fn label_name(rest: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offset_checks::split_blocks;
+    use crate::ir::blocks::split_blocks;
 
     fn graph(body: &str) -> Option<Vec<Vec<usize>>> {
         let lines: Vec<&str> = body.lines().collect();

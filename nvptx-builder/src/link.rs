@@ -340,6 +340,9 @@ fn optimize(
         "-passes=internalize,globaldce,default<{opt_level}>"
     ));
     cmd.arg(format!("-mcpu={}", target_cpu(args)));
+    if args.passes.unrolls_late() {
+        cmd.arg(crate::pipeline::NO_RUNTIME_UNROLL);
+    }
     if let Some(features) = &args.target_features {
         cmd.arg(format!("-mattr={features}"));
     }
@@ -403,9 +406,10 @@ fn rewrite_optimized(
         fast_math: kernels,
         entry_tests: optimised.entry_tests,
     };
+    let late = args.passes.unrolls_late();
     let stripped = match optimised.text {
         Some(text) => text,
-        None if changed => text,
+        None if changed || late => text,
         None => return Ok((optimized, notes)),
     };
     let stripped_ll = tmp.join("stripped.ll");
@@ -413,12 +417,37 @@ fn rewrite_optimized(
         .map_err(|e| Error::new(format!("cannot write {}: {e}", stripped_ll.display())))?;
     let stripped_bc = tmp.join("stripped.bc");
     let mut cmd = Command::new(tool(llvm_bin, "opt"));
-    cmd.arg("-passes=globaldce")
-        .arg(&stripped_ll)
-        .arg("-o")
-        .arg(&stripped_bc);
+    if late {
+        // The runtime unrolling held back until now (`crate::pipeline`), multi-exit loops
+        // included, as rustc's pipeline would have (`nested::RUNTIME_UNROLL_MULTI_EXIT`).
+        cmd.arg(format!("-passes={}", crate::pipeline::LATE_UNROLL_PASSES))
+            .arg("-unroll-runtime-multi-exit")
+            .arg(format!("-mcpu={}", target_cpu(args)));
+        if let Some(features) = &args.target_features {
+            cmd.arg(format!("-mattr={features}"));
+        }
+    } else {
+        cmd.arg("-passes=globaldce");
+    }
+    cmd.arg(&stripped_ll).arg("-o").arg(&stripped_bc);
     run_tool(cmd)?;
-    Ok((stripped_bc, notes))
+    if !late {
+        return Ok((stripped_bc, notes));
+    }
+    // The passes that read unrolled loops, on what the unroller wrote (`llc` reads the text).
+    let unrolled_ll = tmp.join("unrolled.ll");
+    let mut cmd = Command::new(tool(llvm_bin, "llvm-dis"));
+    cmd.arg(&stripped_bc).arg("-o").arg(&unrolled_ll);
+    run_tool(cmd)?;
+    let unrolled = std::fs::read_to_string(&unrolled_ll)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", unrolled_ll.display())))?;
+    let Some(speculated) = crate::pipeline::after_unrolling(&unrolled, args.passes) else {
+        return Ok((stripped_bc, notes));
+    };
+    let speculated_ll = tmp.join("speculated.ll");
+    std::fs::write(&speculated_ll, speculated)
+        .map_err(|e| Error::new(format!("cannot write {}: {e}", speculated_ll.display())))?;
+    Ok((speculated_ll, notes))
 }
 
 /// The `opt` pipeline level and the `llc` level for rustc's `-O` argument.

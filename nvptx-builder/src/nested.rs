@@ -348,8 +348,14 @@ fn nested_command(
         .env(
             "CARGO_ENCODED_RUSTFLAGS",
             format!(
-                "-Ctarget-cpu={}\x1f{RUNTIME_UNROLL_MULTI_EXIT}",
-                config.arch
+                "-Ctarget-cpu={}\x1f{RUNTIME_UNROLL_MULTI_EXIT}{}",
+                config.arch,
+                // Runtime unrolling waits for the linker's passes (`crate::pipeline`).
+                if config.passes.unrolls_late() {
+                    format!("\x1f-Cllvm-args={}", crate::pipeline::NO_RUNTIME_UNROLL)
+                } else {
+                    String::new()
+                }
             ),
         )
         // Keep the outer `--color` choice out of the JSON; colours would garble warnings.

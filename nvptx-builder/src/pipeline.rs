@@ -11,6 +11,20 @@
 //! | `offset_checks` | [`crate::passes::offset_checks`] |
 //! | `proved_checks` | [`crate::passes::proved_checks`] |
 //! | `check_versioning` | [`crate::passes::check_versioning`], with [`crate::passes::check_versioning::tile_checks`] and, in the fast copies it makes, [`crate::passes::compare_narrowing`] |
+//! | `late_unroll` | LLVM's runtime unrolling moved after the passes (below), and `load_speculation` after it |
+//!
+//! **`late_unroll`.** LLVM unrolls a loop whose trip count is known only at run time by 4
+//! (rustc's own pipeline already does, before the linker sees the module), and the copies of
+//! its body each keep their bounds check, now of `i`, `i + 1`, ... against counters LLVM
+//! derived: a shape the passes' facts cannot follow (`for i in 0..n { sum += a[i * m + j] }`
+//! stayed checked, the induction bound `i < n` of [`crate::analysis::induction`] holding only
+//! of the rolled loop). With `late_unroll`, rustc and the linker's `opt` run with
+//! `-unroll-runtime=false` (loops with a constant trip count still unroll fully), the passes
+//! see rolled loops, and after them `opt` runs LLVM's loop unroller ([`LATE_UNROLL_PASSES`])
+//! on what they made, the fast copies' loops now without checks and so with one exit; then
+//! `load_speculation`, which reads unrolled loops, runs on what the unroller wrote
+//! ([`after_unrolling`]). `FERROCUDA_PASSES=-late_unroll` gives the order of before (rustc and
+//! `opt` unroll, then every pass), `none` LLVM's own pipeline.
 //!
 //! [`PASSES_ENV`] (`FERROCUDA_PASSES`) selects them for a build: `none` runs none of them,
 //! `all` (the default) every one, and a comma-separated list of `-name` every one but those
@@ -29,13 +43,26 @@ pub const PASSES_ENV: &str = "FERROCUDA_PASSES";
 pub(crate) const LINK_ARG: &str = "--nvptx-builder-passes";
 
 /// The optional passes, in the order they run.
-pub(crate) const OPTIONAL_PASSES: [&str; 5] = [
+pub(crate) const OPTIONAL_PASSES: [&str; 6] = [
     "loop_counter_narrowing",
     "load_speculation",
     "offset_checks",
     "proved_checks",
     "check_versioning",
+    LATE_UNROLL,
 ];
+
+/// The name of the step that moves LLVM's runtime unrolling after the passes.
+const LATE_UNROLL: &str = "late_unroll";
+
+/// The `opt` pipeline `late_unroll` runs after the passes: LLVM's loop unroller at its `O3`
+/// settings, then the clean-up `O3` runs after it, and the removal of what the passes
+/// orphaned.
+pub(crate) const LATE_UNROLL_PASSES: &str =
+    "function(loop-unroll<O3>,instcombine,simplifycfg),globaldce";
+
+/// The LLVM option that holds runtime unrolling back until [`LATE_UNROLL_PASSES`].
+pub(crate) const NO_RUNTIME_UNROLL: &str = "-unroll-runtime=false";
 
 /// Which optional passes run: a bit per entry of [`OPTIONAL_PASSES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +105,13 @@ impl PassSelection {
             selection.enabled &= !(1 << position);
         }
         Ok(selection)
+    }
+
+    /// Whether LLVM's runtime unrolling waits until the passes ran (see the module's doc):
+    /// rustc and the linker's `opt` then get [`NO_RUNTIME_UNROLL`], and the linker runs
+    /// [`LATE_UNROLL_PASSES`] after the passes.
+    pub(crate) fn unrolls_late(self) -> bool {
+        self.runs(LATE_UNROLL)
     }
 
     /// Whether the pass named `name` (one of [`OPTIONAL_PASSES`]) runs.
@@ -131,16 +165,23 @@ pub(crate) fn run(text: &str, selection: PassSelection) -> Optimised {
         passes::loop_counter_narrowing::apply,
         &mut current,
     );
-    step(
-        "load_speculation",
-        passes::load_speculation::apply,
-        &mut current,
-    );
+    // With `late_unroll`, on the functions without loops here, on every one after the
+    // unroller ([`after_unrolling`]).
+    let late = selection.unrolls_late();
+    let speculation = move |ir: &str| passes::load_speculation::apply_to(ir, late);
+    if selection.runs("load_speculation")
+        && let Some(changed) = speculation(current.as_deref().unwrap_or(text))
+    {
+        current = Some(changed);
+    }
     step("offset_checks", passes::offset_checks::apply, &mut current);
     step("proved_checks", passes::proved_checks::apply, &mut current);
     let mut entry_tests = Vec::new();
     if selection.runs("check_versioning")
-        && let Some(versioned) = passes::check_versioning::apply(current.as_deref().unwrap_or(text))
+        && let Some(versioned) = passes::check_versioning::apply(
+            current.as_deref().unwrap_or(text),
+            selection.unrolls_late(),
+        )
     {
         entry_tests = versioned.notes;
         current = Some(passes::compare_narrowing::apply(&versioned.text).unwrap_or(versioned.text));
@@ -149,6 +190,21 @@ pub(crate) fn run(text: &str, selection: PassSelection) -> Optimised {
         text: current,
         entry_tests,
     }
+}
+
+/// With `late_unroll`, the passes that read loops as LLVM unrolls them, run on the module the
+/// unroller ([`LATE_UNROLL_PASSES`]) wrote: [`passes::load_speculation`], which moves the
+/// loads of an unrolled loop's checked iterations above their checks (SpMV's gather: with it
+/// run on the rolled loop instead, the unrolled copies kept their loads apart and SpMV ran at
+/// 0.58x its CUDA C twin on the H200, against 1.01x). It ran on the functions without loops
+/// before the unroller too, so that both copies [`passes::check_versioning`] makes of one
+/// inherit its loads; running it twice on a function is sound, each run being. `None` when
+/// nothing changed.
+pub(crate) fn after_unrolling(text: &str, selection: PassSelection) -> Option<String> {
+    if !selection.unrolls_late() || !selection.runs("load_speculation") {
+        return None;
+    }
+    passes::load_speculation::apply(text)
 }
 
 #[cfg(test)]

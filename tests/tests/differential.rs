@@ -33,6 +33,7 @@ use test_kernels::random_kernels::{RANDOM_KERNELS, launch_random};
 use test_kernels::soundness::{
     after_empty_parameter, switch_guard, volume_sums, volume_sums_bytes,
 };
+use test_kernels::soundness::{column_sums, matrix_vector};
 
 /// FNV-1a over bytes: the digest of an output.
 fn fnv(bytes: impl IntoIterator<Item = u8>) -> u64 {
@@ -193,6 +194,30 @@ fn digests(device: &Device) -> Vec<String> {
                     outcome(r, device, &out),
                 );
             }
+        }
+    }
+    // Loops whose counters bound their checks (a column walked with a row stride; a vector
+    // LLVM checks as "the counter reached its length"): exact, short and long slices.
+    for (m, n) in [(1usize, 1usize), (37, 5), (129, 64)] {
+        let blocks = m.div_ceil(128) as u32;
+        for len in [n * m, n * m - 1, n * m + 7] {
+            let data = random_f32(&mut rng, len);
+            let mut sums = DeviceBuffer::<f32>::zeros(device, m).unwrap();
+            let r = launch!(column_sums[blocks, 128](&data, &mut sums, m as u32, n as u32));
+            record(
+                format!("column_sums {m}x{n} data {len}"),
+                outcome(r, device, &sums),
+            );
+        }
+        let a = random_f32(&mut rng, m * n);
+        for x_len in [n, n - 1, n + 2] {
+            let x = random_f32(&mut rng, x_len);
+            let mut out = DeviceBuffer::<f32>::zeros(device, m).unwrap();
+            let r = launch!(matrix_vector[blocks, 128](&a, &x, &mut out, n as u32, m as u32));
+            record(
+                format!("matrix_vector {m}x{n} x {x_len}"),
+                outcome(r, device, &out),
+            );
         }
     }
     // SpMV with column indices from data, some past `x`.

@@ -8,7 +8,9 @@
 //! analyses read.
 
 pub(crate) mod bounds;
+pub(crate) mod conditions;
 pub(crate) mod dominance;
 pub(crate) mod facts;
 pub(crate) mod fast_copy;
+pub(crate) mod induction;
 pub(crate) mod ranges;

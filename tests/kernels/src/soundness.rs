@@ -4,7 +4,9 @@
 //! - a guard that holds on only one way into its block, the other ways being the cases of a
 //!   `switch` LLVM forms from `||` of equalities (`switch_guard`);
 //! - a zero-sized parameter before a slice, which rustc leaves out of the PTX entry
-//!   (`after_empty_parameter`, `between_empty_parameters`).
+//!   (`after_empty_parameter`, `between_empty_parameters`);
+//! - checks a loop's counter bounds (`column_sums`) and checks LLVM rewrote into "fail when the
+//!   counter reaches the length" (`matrix_vector`), decided by the launch's lengths.
 
 use ferrocuda::prelude::*;
 
@@ -82,4 +84,37 @@ pub fn volume_sums_bytes(input: &[[u8; 4]], output: &mut [[u8; 4]], nx: u32, ny:
         output.as_flattened_mut(),
         (nx, ny, nz),
     );
+}
+
+/// `sums[j] = data[j] + data[m + j] + ... + data[(n - 1) * m + j]` for `j < m`: a column of the
+/// row-major `n` x `m` matrix `data`, summed down its rows. The loop's bound (`i < n`) and the
+/// guard (`j < m`) bound every index by `n * m`, which the optimiser's entry test compares with
+/// `data.len()`: a slice one element short must still fail the last column's check.
+#[kernel]
+pub fn column_sums(data: &[f32], sums: &mut [f32], m: u32, n: u32) {
+    let j = grid!(1);
+    let (m, n) = (m as usize, n as usize);
+    if j < m {
+        let mut sum = 0.0f32;
+        for i in 0..n {
+            sum += data[i * m + j];
+        }
+        sums[j] = sum;
+    }
+}
+
+/// `out[i] = a[i * n] * x[0] + ... + a[i * n + n - 1] * x[n - 1]` for `i < rows`. LLVM turns
+/// the check of `x[j]` into "fail when the counter reaches `x.len()`", which the optimiser
+/// decides by `n <= x.len()`.
+#[kernel]
+pub fn matrix_vector(a: &[f32], x: &[f32], out: &mut [f32], n: u32, rows: u32) {
+    let i = grid!(1);
+    let n = n as usize;
+    if i < rows as usize {
+        let mut sum = 0.0f32;
+        for j in 0..n {
+            sum += a[i * n + j] * x[j];
+        }
+        out[i] = sum;
+    }
 }

@@ -3,6 +3,7 @@
 
 use super::checks::{argument_names, check_branch, strip_debug, without_launch_token};
 use super::entry_test;
+use super::equality_checks::equality_branch;
 use super::host_test::HostTest;
 use super::loop_metadata::{LoopMetadata, disable_unrolling};
 use super::names::{
@@ -287,8 +288,28 @@ pub(super) fn emit(
                     text = format!("  {} = and i1 true, true\n", copy(name));
                 }
                 if Some(i) == last && prefix == PREFIX {
+                    let equality = proved.get(&index).and_then(|p| {
+                        let (x, y) = p.equality.as_ref()?;
+                        let (condition, _) = equality_branch(line.trim(), defs)?;
+                        Some((x, y, condition))
+                    });
+                    if let Some((x, y, condition)) = equality {
+                        // The equality cannot hold: its panic side goes, and `x < y` stays.
+                        let holds = format!("%{PREFIX}holds.{index}");
+                        out.push_str(&format!(
+                            "  {holds} = icmp ult i64 {}, {}\n  call void @llvm.assume(i1 {holds})\n",
+                            fast(x),
+                            fast(y)
+                        ));
+                        text = text.replacen(
+                            &format!("br i1 {},", fast(condition)),
+                            "br i1 false,",
+                            1,
+                        );
+                    }
                     let decided = proved
                         .get(&index)
+                        .filter(|p| p.equality.is_none())
                         .and_then(|p| Some((p, check_branch(line.trim())?)));
                     if let Some((proof, (condition, _))) = decided {
                         // The check goes; what it established stays for the passes after

@@ -51,6 +51,9 @@
 mod checks;
 mod emit;
 pub(crate) mod entry_test;
+mod equality_checks;
+#[cfg(test)]
+mod equality_tests;
 mod host_test;
 mod loop_metadata;
 mod names;
@@ -63,6 +66,7 @@ use self::host_test::HostTest;
 use self::loop_metadata::LoopMetadata;
 use self::names::{ASSUMED_BLOCK, TILES_BLOCK, VERSION_PREFIX};
 use self::proof::{Proof, prove, prove_step, remat};
+use crate::analysis::bounds::bound_of;
 use crate::analysis::dominance::{immediate_dominators, natural_loops};
 use crate::analysis::facts::facts_at;
 use crate::ir::blocks::{split_blocks, terminator};
@@ -79,7 +83,12 @@ const NARROWING_LIMITS: [u32; 8] = [30, 24, 20, 16, 15, 14, 13, 12];
 const NARROWING_WORTH: usize = 8;
 
 /// The module text with its kernels versioned, or `None` when no check was proved.
-pub(crate) fn apply(ir: &str) -> Option<Versioned> {
+///
+/// With `unrolls_late` (the pipeline's `late_unroll`, [`crate::pipeline`]) LLVM's unroller
+/// runs after this pass and decides the fast copies' loops itself (it marks what it unrolled
+/// `llvm.loop.unroll.disable`, so `ptxas` does not unroll it again): their loops are not
+/// marked here.
+pub(crate) fn apply(ir: &str, unrolls_late: bool) -> Option<Versioned> {
     let lines: Vec<&str> = ir.split_inclusive('\n').collect();
     let types = type_names(&lines);
     let mut next_metadata = lines
@@ -97,7 +106,7 @@ pub(crate) fn apply(ir: &str) -> Option<Versioned> {
             unroll_disable: &mut unroll_disable,
             nodes: &mut metadata,
         };
-        let (text, note) = version_function(define, body, &types, &mut loops)?;
+        let (text, note) = version_function(define, body, &types, &mut loops, unrolls_late)?;
         if let (Some(program), Some(entry)) = (note, entry_name(define)) {
             notes.push((entry, program));
         }
@@ -154,6 +163,7 @@ fn version_function(
     body: &[&str],
     types: &HashSet<String>,
     loops: &mut LoopMetadata<'_>,
+    unrolls_late: bool,
 ) -> Option<(String, Option<String>)> {
     let args = argument_names(define);
     let mut blocks = split_blocks(body);
@@ -167,7 +177,30 @@ fn version_function(
     let idom = immediate_dominators(&succ);
     let mut proofs = Vec::new();
     let mut checks = 0;
+    let usable = |b: &str| {
+        bound_of(b, &defs, 0).is_some_and(|m| m < 1u128 << 32)
+            && remat(b, &defs, &args, 0).is_some()
+    };
     for (index, block) in blocks.iter().enumerate() {
+        // A check LLVM made an equality, failing on its true side; one left undecided is not
+        // counted (its copy keeps it, and a copy that can still panic keeps its launch token).
+        let equality = equality_checks::equality_branch(terminator(block, body), &defs)
+            .filter(|&(_, fail)| bounds_panic(&blocks, body, fail).is_some());
+        if let Some((condition, _)) = equality {
+            let facts = facts_at(&blocks, body, &defs, &succ, &idom, index);
+            if let Some(decided) = equality_checks::prove(condition, &facts, &defs, &usable) {
+                checks += 1;
+                proofs.push(Proof {
+                    block: index,
+                    factors: vec![decided.bound],
+                    index: decided.x.clone(),
+                    len: decided.len,
+                    compare: None,
+                    equality: Some((decided.x, decided.y)),
+                });
+            }
+            continue;
+        }
         let Some((condition, fail)) = check_branch(terminator(block, body)) else {
             continue;
         };
@@ -222,6 +255,7 @@ fn version_function(
                 index: idx.to_string(),
                 len: len.to_string(),
                 compare,
+                equality: None,
             });
         }
     }
@@ -237,6 +271,12 @@ fn version_function(
         .map(|&(latch, _)| latch)
         .collect();
     let all_proved = checks > 0 && proofs.len() == checks;
+    // The loops the fast copy marks `nounroll` (see [`apply`]).
+    let marked = if !unrolls_late {
+        nounroll.clone()
+    } else {
+        HashSet::new()
+    };
     // The fast copy's checks that pass for whole blocks go too, tested per block.
     // The tiles' tests join the note when the program language has their every step: the
     // host then makes them for the whole grid, and the bit goes past them to the assumed block.
@@ -266,7 +306,7 @@ fn version_function(
     };
     if !nounroll.is_empty() || all_proved {
         return Some(tiled(emit(
-            define, body, &blocks, &defs, &args, types, &proofs, &nounroll, loops, None,
+            define, body, &blocks, &defs, &args, types, &proofs, &marked, loops, None,
         )));
     }
     if proofs.is_empty() {
@@ -286,7 +326,7 @@ fn version_function(
             &args,
             types,
             &proofs,
-            &nounroll,
+            &marked,
             loops,
             Some(1 << bits),
         );

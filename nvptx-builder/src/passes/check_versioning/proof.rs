@@ -20,6 +20,10 @@ pub(super) struct Proof {
     /// the fast copy computes it as `true`, so that its other uses (the address `select`s of
     /// [`crate::passes::load_speculation`]) go too.
     pub(super) compare: Option<String>,
+    /// For a check LLVM wrote as an equality that fails on its true side
+    /// ([`super::equality_checks`]): `(x, y)`, the compared values; the fast copy branches
+    /// `br i1 false` and assumes `x < y`. `None` for the `index < len` form.
+    pub(super) equality: Option<(String, String)>,
 }
 
 /// The factors (values below 2^32, computable from the arguments, outermost first) whose

@@ -234,7 +234,7 @@ fn a_fast_copy_that_cannot_panic_drops_the_launch_token() {
 
 #[test]
 fn a_kernel_with_a_launch_token_takes_the_fast_copy_on_its_bit() {
-    let versioned = apply(&taps_with_token(false)).expect("versioned");
+    let versioned = apply(&taps_with_token(false), false).expect("versioned");
     let out = &versioned.text;
     let entry = &out[out.find("define ").unwrap()..out.find("ferrocuda.entry.test:").unwrap()];
     assert!(
@@ -261,7 +261,7 @@ fn a_kernel_with_a_launch_token_takes_the_fast_copy_on_its_bit() {
 }
 
 fn versioned(ir: &str) -> String {
-    apply(ir).expect("versioned").text
+    apply(ir, false).expect("versioned").text
 }
 
 #[test]
@@ -306,7 +306,7 @@ fn versions_a_loop_of_guarded_2d_reads() {
         lines[10],
         "br i1 %ferrocuda.version.all2, label %ferrocuda.entry.blocks, label %ferrocuda.checked.7"
     );
-    assert_eq!(apply(TAPS).unwrap().notes, []);
+    assert_eq!(apply(TAPS, false).unwrap().notes, []);
     // The checked copy keeps its check; the fast copy's is decided, its loop not unrolled.
     assert!(out.contains("  br i1 %ferrocuda.checked.25, label %ferrocuda.checked.26, label %ferrocuda.checked.29, !dbg !6\n"));
     assert!(out.contains(
@@ -351,21 +351,21 @@ fn leaves_checks_outside_loops() {
         "br i1 %33, label %14, label %34, !llvm.loop !7",
         "br label %34",
     );
-    assert_eq!(apply(&once), None);
+    assert_eq!(apply(&once, false), None);
 }
 
 #[test]
 fn needs_the_column_guard() {
     // Without `x < w` the column may spill into the next row: nothing is proved.
     let unguarded = TAPS.replace("%13 = icmp ult i64 %6, %10", "%13 = icmp ult i64 %6, %11");
-    assert_eq!(apply(&unguarded), None);
+    assert_eq!(apply(&unguarded, false), None);
 }
 
 #[test]
 fn needs_non_negative_rows_for_a_signed_guard() {
     // Without `samesign`, `iy + 3 >u 2` does not say `iy >= 0`, and `iy < h` is signed.
     let signed = TAPS.replace("icmp samesign ugt i64 %17, 2", "icmp ugt i64 %17, 2");
-    assert_eq!(apply(&signed), None);
+    assert_eq!(apply(&signed, false), None);
 }
 
 #[test]
@@ -375,9 +375,9 @@ fn a_sum_may_wrap_into_the_negatives_without_nsw() {
         "%18 = add nsw i64 %17, -3",
         "%r = add nsw i64 %17, -3\n  %18 = add i64 %r, 0",
     );
-    assert_eq!(apply(&shifted), None);
+    assert_eq!(apply(&shifted, false), None);
     let kept = shifted.replace("%18 = add i64 %r, 0", "%18 = add nsw i64 %r, 0");
-    assert!(apply(&kept).is_some());
+    assert!(apply(&kept, false).is_some());
 }
 
 #[test]
@@ -387,13 +387,13 @@ fn needs_factors_below_2_32_computed_from_the_arguments() {
         .replace("i32 %4, i32 %5, i64 %6", "i64 %4, i32 %5, i64 %6")
         .replace("%10 = zext i32 %4 to i64", "%10 = add i64 %4, 0")
         .replace("%12 = zext i32 %4 to i64", "%12 = add i64 %4, 0");
-    assert_eq!(apply(&wide), None);
+    assert_eq!(apply(&wide, false), None);
     // A bound read from memory cannot be tested before the body runs.
     let loaded = TAPS.replace(
         "%11 = zext i32 %5 to i64",
         "%11 = load i64, ptr %2, align 8, !range !5",
     );
-    assert_eq!(apply(&loaded), None);
+    assert_eq!(apply(&loaded, false), None);
 }
 
 #[test]
@@ -486,9 +486,9 @@ fn a_neighbour_needs_its_digit_off_the_edge() {
     // A step that is not a place value (`i + ny` with the digits of `i` below `nx`)
     // proves nothing either.
     let skewed = STENCIL.replace("%imn = sub nsw i64 %i, %nx", "%imn = sub nsw i64 %i, %ny");
-    assert_eq!(apply(&top), None);
-    assert_eq!(apply(&left), None);
-    assert_eq!(apply(&skewed), None);
+    assert_eq!(apply(&top, false), None);
+    assert_eq!(apply(&left, false), None);
+    assert_eq!(apply(&skewed, false), None);
 }
 
 #[test]

@@ -105,7 +105,7 @@ fn a_narrowed_compare_decides_what_the_wide_one_did() {
 }
 
 fn narrowed(ir: &str) -> String {
-    let versioned = crate::passes::check_versioning::apply(ir)
+    let versioned = crate::passes::check_versioning::apply(ir, false)
         .expect("versioned")
         .text;
     apply(&versioned).expect("narrowed")
@@ -220,7 +220,7 @@ fn leaves_compares_that_may_need_64_bits() {
     // Without the fast copy's limit the row may be close to 2^32: `row + 6 - 3` can pass
     // 2^32, and nothing is narrowed.
     let versioned =
-        crate::passes::check_versioning::apply(crate::passes::check_versioning::tests::TAPS)
+        crate::passes::check_versioning::apply(crate::passes::check_versioning::tests::TAPS, false)
             .expect("versioned")
             .text
             .replace("icmp ult i32 %5, 1073741824", "icmp ult i32 %5, -1")

@@ -57,6 +57,14 @@ use std::collections::{HashMap, HashSet};
 
 /// The module with loads hoisted above their checks, or `None` when no chain moved a load.
 pub(crate) fn apply(ir: &str) -> Option<String> {
+    apply_to(ir, false)
+}
+
+/// [`apply`] on the functions without a loop only (with `loop_free`): the pipeline's
+/// `late_unroll` runs the pass on those before LLVM's unroller, and on every function after it
+/// (`crate::pipeline`), since it reads a loop's checked iterations as the unroller lays them
+/// out.
+pub(crate) fn apply_to(ir: &str, loop_free: bool) -> Option<String> {
     let globals = array_globals(ir);
     let mut out = String::with_capacity(ir.len() + 4096);
     let mut changed = false;
@@ -76,7 +84,11 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
             body.push(l);
         }
         let kernel = line.starts_with("define ptx_kernel ");
-        match Function::parse(&body).and_then(|f| f.hoisted(&globals, kernel)) {
+        let skipped = loop_free && branches_back(&body);
+        let hoisted = (!skipped)
+            .then(|| Function::parse(&body).and_then(|f| f.hoisted(&globals, kernel)))
+            .flatten();
+        match hoisted {
             Some(new_body) => {
                 let (header, body) = renumbered(line, &new_body);
                 out.push_str(&header);
@@ -93,10 +105,27 @@ pub(crate) fn apply(ir: &str) -> Option<String> {
     if !changed {
         return None;
     }
-    out.push_str(&format!(
-        "\n@{PAD} = internal addrspace(1) constant [{PAD_BYTES} x i8] zeroinitializer, align {PAD_ALIGN}\n"
-    ));
+    // A second run (the pipeline's `late_unroll`) finds the pad there already.
+    if !ir.contains(&format!("\n@{PAD} = ")) {
+        out.push_str(&format!(
+            "\n@{PAD} = internal addrspace(1) constant [{PAD_BYTES} x i8] zeroinitializer, align {PAD_ALIGN}\n"
+        ));
+    }
     Some(out)
+}
+
+/// Whether `body` has a loop (a natural loop of its control-flow graph), or control flow the
+/// graph does not model.
+fn branches_back(body: &[&str]) -> bool {
+    let mut blocks = crate::ir::blocks::split_blocks(body);
+    if blocks.len() > 1 && blocks[0].lines.is_empty() {
+        blocks.remove(0);
+    }
+    let Some(succ) = crate::ir::cfg::successors(&blocks, body) else {
+        return true;
+    };
+    let idom = crate::analysis::dominance::immediate_dominators(&succ);
+    !crate::analysis::dominance::natural_loops(&succ, &idom).is_empty()
 }
 
 /// One basic block: its label (as referenced after `%`, `None` for an unnamed entry block), the

@@ -10,7 +10,9 @@
 //!    [`crate::passes::ir_rewrite`] (shared and constant memory), [`crate::passes::max_block`] (`.maxntid` of
 //!    the entries that declare their largest block), `llvm-as`;
 //! 4. `opt -passes=internalize,globaldce,default<O3>` keeping the exported symbols and the
-//!    constant-memory globals public;
+//!    constant-memory globals public (with `-unroll-runtime=false` under the pipeline's
+//!    `late_unroll`, which then runs LLVM's unroller and `load_speculation` again after the
+//!    passes of step 5: [`crate::pipeline`]);
 //! 5. `llc -mtriple=nvptx64-nvidia-cuda -mcpu=<sm> -mattr=<features>` writes the PTX, from the
 //!    optimised module without its compiler fences ([`crate::passes::compiler_fences`]), with its 64-bit
 //!    loop counters bounded by a `u32` made 32-bit ([`crate::passes::loop_counter_narrowing`]), with the

@@ -172,3 +172,37 @@ impl EntryTest {
         }
     }
 }
+
+impl EntryTest {
+    /// Whether the test holds on a launch's parameters for every block of `grid` (`[x, y, z]`
+    /// blocks): every op defined (not poison) and the last one 1 (see the module
+    /// documentation for how the blocks are covered). False when a parameter the program reads
+    /// is missing or of another size, the grid is empty, or the blocks take more than
+    /// [`BOX_BUDGET`] boxes to decide.
+    pub(crate) fn holds(&self, params: &ParamBuffer, grid: [u32; 3]) -> bool {
+        if grid.contains(&0) {
+            return false;
+        }
+        if self.block_axes == 0 {
+            return self.holds_at(params, [0; 3]);
+        }
+        let values: SmallVec<[Option<u64>; 8]> = self
+            .reads
+            .iter()
+            .map(|&(index, bits)| params.unsigned(index as usize, bits))
+            .collect();
+        // A memo another thread holds is not waited for: the test is evaluated instead.
+        if let Ok(memo) = self.memo.0.try_lock()
+            && let Some((memo_grid, memo_values, answer)) = memo.as_ref()
+            && *memo_grid == grid
+            && *memo_values == values
+        {
+            return *answer;
+        }
+        let (answer, _) = self.decide(params, grid);
+        if let Ok(mut memo) = self.memo.0.try_lock() {
+            *memo = Some((grid, values, answer));
+        }
+        answer
+    }
+}

@@ -180,11 +180,19 @@ impl<T> KernelParam for Value<T> {
     }
 }
 
+/// The address [`SliceAbi::write`] passes for an empty slice, whatever the buffer's own address
+/// (an empty buffer may have none). It is never dereferenced; it is non-null and aligned for
+/// any element type whose alignment is at most 4096 bytes, so the entry can make a slice of it
+/// without testing the length first. Kernels see no difference: an empty slice's address means
+/// nothing.
+pub const EMPTY_SLICE_ADDRESS: u64 = 4096;
+
 /// A slice as it is passed to a kernel: a device pointer and a length in elements.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SliceAbi<T> {
-    /// Device address of the first element (may be null when `len` is 0).
+    /// Device address of the first element: non-null and aligned for `T`, also when `len` is 0
+    /// ([`SliceAbi::write`] passes [`EMPTY_SLICE_ADDRESS`] then).
     pub ptr: *mut T,
     /// Number of elements.
     pub len: usize,
@@ -208,17 +216,24 @@ impl<T> SliceAbi<T> {
         SliceAbi { ptr, len }
     }
 
-    /// Writes the two entry parameters: the address, then the length.
+    /// Writes the two entry parameters: the address ([`EMPTY_SLICE_ADDRESS`] for an empty
+    /// slice), then the length.
     #[inline(always)]
     pub fn write<S: ParamSink>(self, sink: &mut S) {
-        sink.push(self.ptr as u64);
+        let address = if self.len == 0 {
+            EMPTY_SLICE_ADDRESS
+        } else {
+            self.ptr as u64
+        };
+        sink.push(address);
         sink.push(self.len as u64);
     }
 
     /// Reads back the two entry parameters [`SliceAbi::write`] wrote.
     ///
     /// # Safety
-    /// The next two entry parameters of `source` must be a slice's address and length.
+    /// The next two entry parameters of `source` must be a slice's address and length, as
+    /// [`SliceAbi::write`] writes them.
     #[inline(always)]
     pub unsafe fn read<S: ParamSource>(source: &mut S) -> Self {
         // SAFETY: the caller guarantees the two words are an address and a length.
@@ -226,17 +241,27 @@ impl<T> SliceAbi<T> {
         SliceAbi::new(ptr as usize as *mut T, len as usize)
     }
 
+    /// Whether `ptr` may not be usable for an empty slice: only an element type aligned to
+    /// more than [`EMPTY_SLICE_ADDRESS`] needs the length tested (a constant per type).
+    #[inline(always)]
+    fn empty_needs_dangling(self) -> bool {
+        core::mem::align_of::<T>() as u64 > EMPTY_SLICE_ADDRESS && self.len == 0
+    }
+
     /// The slice a kernel sees.
     ///
     /// # Safety
-    /// `ptr` must point to `len` initialised elements that stay valid for `'a` (the runtime
-    /// guarantees this for the arguments of a launch).
+    /// `ptr` must be non-null and aligned for `T` and point to `len` initialised elements that
+    /// stay valid for `'a` (the runtime guarantees this for the arguments of a launch, writing
+    /// [`EMPTY_SLICE_ADDRESS`] for an empty one).
     #[inline(always)]
     pub unsafe fn as_slice<'a>(self) -> &'a [T] {
-        if self.len == 0 {
+        if self.empty_needs_dangling() {
             &[]
         } else {
-            // SAFETY: the caller guarantees `len` live, initialised elements at `ptr`.
+            // SAFETY: the caller guarantees a non-null, aligned `ptr` and `len` live,
+            // initialised elements at it; for an empty slice with an alignment above
+            // `EMPTY_SLICE_ADDRESS` the branch above is taken instead.
             unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
         }
     }
@@ -248,10 +273,11 @@ impl<T> SliceAbi<T> {
     /// why concurrent writes to one element are the kernel author's duty to avoid.
     #[inline(always)]
     pub unsafe fn as_mut_slice<'a>(self) -> &'a mut [T] {
-        if self.len == 0 {
+        if self.empty_needs_dangling() {
             &mut []
         } else {
-            // SAFETY: the caller guarantees `len` live, initialised elements at `ptr`.
+            // SAFETY: as in `as_slice`: a non-null, aligned `ptr` and `len` live, initialised
+            // elements at it.
             unsafe { core::slice::from_raw_parts_mut(self.ptr, self.len) }
         }
     }

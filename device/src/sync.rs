@@ -68,3 +68,14 @@ pub fn threadfence_block() {
 pub fn threadfence_system() {
     imp::threadfence_system()
 }
+
+/// Marks the memory behind a kernel's `&mut [T]` parameter as reachable by the block's other
+/// threads, so that the compiler reloads it after every barrier (see
+/// `backend/gpu/sync.rs`). Called first in the body of every kernel `#[kernel]` expands, once
+/// per `&mut [T]` parameter; not for kernel code. It emits no instruction.
+#[doc(hidden)]
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn __share_with_other_threads<T>(ptr: *mut T) {
+    imp::share_with_other_threads(ptr)
+}

@@ -129,3 +129,40 @@ pub(crate) fn phi_incoming(inst: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Whether `inst` calls inline assembly whose template is one PTX comment (`// ...` without a
+/// line break or any other escaped character): it executes nothing, whatever its constraints
+/// say it may read or keep. `#[kernel]` gives each `&mut [T]` pointer to one
+/// (`device/src/backend/gpu/sync.rs`); the empty template is the other assembly that runs
+/// nothing.
+pub(crate) fn is_comment_asm(inst: &str) -> bool {
+    let call = inst.strip_prefix("tail ").unwrap_or(inst);
+    let Some(rest) = call.strip_prefix("call void asm sideeffect \"") else {
+        return false;
+    };
+    let template = rest.split('"').next().unwrap_or("");
+    template.is_empty() || (template.starts_with("//") && !template.contains('\\'))
+}
+
+#[cfg(test)]
+mod comment_asm_tests {
+    use super::is_comment_asm;
+
+    #[test]
+    fn only_a_comment_or_nothing_executes_nothing() {
+        assert!(is_comment_asm(
+            "call void asm sideeffect \"// $0 is shared with other threads\", \"l,~{memory}\"(ptr %p)"
+        ));
+        assert!(is_comment_asm(
+            "call void asm sideeffect \"\", \"r\"(i32 %x)"
+        ));
+        // A line break ends the comment: what follows it runs.
+        assert!(!is_comment_asm(
+            "call void asm sideeffect \"// note\\0Ald.shared.u64 $0, [tok];\", \"=l\"()"
+        ));
+        assert!(!is_comment_asm(
+            "call void asm sideeffect \"membar.gl;\", \"~{memory}\"()"
+        ));
+        assert!(!is_comment_asm("call void @f(ptr %p)"));
+    }
+}

@@ -12,6 +12,14 @@
 //! optimisation treats as reading and writing all memory, so through rustc's and `opt`'s
 //! pipelines no access moves across a fenced barrier.
 //!
+//! LLVM 23 gives the fences the same `!noalias` metadata as the calls they were inlined
+//! with, and honours it there, so from that version on a fence alone no longer keeps a
+//! `&mut [T]` element from being forwarded across `bar.sync` inside rustc's own pipeline.
+//! `#[kernel]` therefore starts each body by giving every `&mut [T]` pointer to a comment-only
+//! `asm` statement that may keep it (`device/src/backend/gpu/sync.rs`): the pointer is then
+//! captured before every barrier, and the inliner gives no later call or fence that slice's
+//! scope. The comment executes nothing ([`crate::ir::instructions::is_comment_asm`]).
+//!
 //! `llc` needs two changes. The NVPTX code generator of LLVM 22 cannot lower a single-thread
 //! fence ("Unsupported scope "Thread" for seq_cst fence"), so the fences go; and `llc` runs GVN
 //! again, so the call right after a fence (the barrier) loses its `!noalias` attachment: it may

@@ -274,6 +274,37 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_slice_is_passed_at_an_address_its_entry_can_use() {
+        use crate::device::abi::{EMPTY_SLICE_ADDRESS, SliceAbi};
+        // An empty buffer may have no address at all; a kernel's entry makes a slice of
+        // whatever address it gets without testing the length.
+        let data = [5.0f64, 6.0, 7.0];
+        let mut params = ParamBuffer::default();
+        SliceAbi::new(std::ptr::null_mut::<f64>(), 0).write(&mut params);
+        SliceAbi::new(data.as_ptr().cast_mut(), 3).write(&mut params);
+        SliceAbi::new(data.as_ptr().cast_mut(), 0).write(&mut params);
+        assert_eq!(params.unsigned(0, 64), Some(EMPTY_SLICE_ADDRESS));
+        assert_eq!(params.unsigned(1, 64), Some(0));
+        assert_eq!(params.unsigned(2, 64), Some(data.as_ptr() as u64));
+        assert_eq!(params.unsigned(3, 64), Some(3));
+        assert_eq!(params.unsigned(4, 64), Some(EMPTY_SLICE_ADDRESS));
+        let reader = params.reader();
+        let mut source = reader.source();
+        // SAFETY: the three pairs were written by `SliceAbi::write`, the second for `data`,
+        // alive here.
+        let (empty, full, also_empty) = unsafe {
+            (
+                SliceAbi::<f64>::read(&mut source).as_slice(),
+                SliceAbi::<f64>::read(&mut source).as_slice(),
+                SliceAbi::<f64>::read(&mut source).as_mut_slice(),
+            )
+        };
+        assert!(empty.is_empty() && also_empty.is_empty());
+        assert_eq!(full, &data);
+        assert_eq!(empty.as_ptr() as u64, EMPTY_SLICE_ADDRESS);
+    }
+
+    #[test]
     fn a_zero_sized_parameter_takes_no_slot_on_either_side() {
         // rustc gives a zero-sized value no parameter in the PTX entry: a slot for it would
         // shift every later parameter on the GPU.

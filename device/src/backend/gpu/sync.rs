@@ -102,3 +102,25 @@ pub(crate) fn threadfence_system() {
     // SAFETY: a memory fence only orders accesses; it has no operands.
     between_fences(|| unsafe { asm!("membar.sys;") })
 }
+
+/// Tells the compiler that the memory behind `ptr` (a kernel's `&mut [T]` parameter) is
+/// reached by code it cannot see, which is what the block's other threads are.
+///
+/// A kernel body's `&mut [T]` parameters are `noalias`. When LLVM inlines the body into the
+/// entry it turns that into scope metadata, and every later call that is not given the
+/// pointer (a barrier, the calls the barrier's compiler fences were inlined from) gets
+/// `!noalias` for the parameter's scope, unless the pointer may have been captured before the
+/// call. LLVM 23 honours that metadata on fences too, so a fenced barrier no longer stops GVN
+/// from forwarding a thread's own store to its load of the same element after the barrier
+/// (`tests/tests/ptx_barrier_reload.rs`). Giving the pointer to an opaque assembly statement
+/// that may read and write memory captures it: no later call gets the scope, and every
+/// barrier is again a point where the element may have changed. Loads and stores keep their
+/// scopes, so what LLVM knows about one parameter against another is unchanged.
+#[inline(always)]
+pub(crate) fn share_with_other_threads<T>(ptr: *mut T) {
+    // SAFETY: the template is a PTX comment: it executes nothing and reads or writes no memory.
+    // It is deliberately not `nomem`, so the compiler must assume it may keep the pointer.
+    unsafe {
+        asm!("// {0} is shared with other threads", in(reg64) ptr, options(nostack, preserves_flags))
+    }
+}

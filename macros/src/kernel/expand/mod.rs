@@ -10,7 +10,7 @@ mod launcher;
 mod max_block;
 mod simulator;
 
-use super::model::{Instance, Kernel, Param};
+use super::model::{Instance, Kernel, Param, ParamKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
@@ -87,10 +87,32 @@ fn body_function(kernel: &Kernel) -> TokenStream {
         }
         _ => None,
     });
+    // On the GPU the other threads are code LLVM cannot see either: each `&mut [T]` pointer is
+    // given to an opaque (empty) assembly statement, so no barrier after it is taken to leave
+    // the slice alone (`ferrocuda_device::sync::__share_with_other_threads`). Passing the thin
+    // pointer keeps it in a register; `black_box(&name)` would put the slice on the stack.
+    let shared = kernel
+        .params
+        .iter()
+        .filter_map(|p| match (&*p.pat, &p.kind) {
+            (syn::Pat::Ident(binding), ParamKind::SliceMut(_)) => {
+                let name = &binding.ident;
+                Some(
+                    quote!(::ferrocuda::device::sync::__share_with_other_threads(
+                <[_]>::as_mut_ptr(&mut *#name)
+            );),
+                )
+            }
+            _ => None,
+        });
     let body = quote! {{
         #[cfg(not(target_arch = "nvptx64"))]
         {
             #(#escapes)*
+        }
+        #[cfg(target_arch = "nvptx64")]
+        {
+            #(#shared)*
         }
         #body
     }};

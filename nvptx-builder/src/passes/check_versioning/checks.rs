@@ -3,7 +3,7 @@
 
 use super::entry_test;
 use crate::ir::blocks::{Block, split_blocks, terminator};
-use crate::ir::instructions::{strip_metadata, trailing_metadata};
+use crate::ir::instructions::{is_comment_asm, strip_metadata, trailing_metadata};
 use crate::ir::syntax::block_label;
 use std::collections::{HashMap, HashSet};
 
@@ -85,10 +85,11 @@ pub(crate) fn without_launch_token(copy: &str) -> Option<String> {
     for (b, block) in blocks.iter().enumerate().filter(|&(b, _)| reached[b]) {
         for i in block.lines.clone() {
             let line = strip_debug(lines[i].trim());
-            // An empty `asm` (the anchor [`crate::passes::load_speculation`] gives a speculated load)
-            // reads nothing.
-            let empty_asm = line.starts_with("call void asm sideeffect \"\", ");
-            let calls_out = line.contains("call ") && !line.contains("@llvm.") && !empty_asm;
+            // An empty `asm` (the anchor [`crate::passes::load_speculation`] gives a speculated
+            // load) or one that is only a comment (what `#[kernel]` gives each `&mut [T]`) reads
+            // nothing.
+            let runs_nothing = is_comment_asm(line);
+            let calls_out = line.contains("call ") && !line.contains("@llvm.") && !runs_nothing;
             let token = line.contains("LAUNCH_TOKEN");
             if token && line.starts_with("store volatile i64 ") && store.is_none() {
                 store = Some((b, i));

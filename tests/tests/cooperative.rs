@@ -13,7 +13,7 @@ use kernels_nvptx::grid_sync_sum::grid_sync_sum;
 use test_kernels::cooperative::{
     block_partner_reload, cooperative_flag, first_value, grid_partner_reload, grid_rounds_3d,
     grid_sync_after_panic, grid_sync_not_cooperative, grid_sync_skipped_by_block,
-    grid_sync_skipped_by_thread, ordinary_flag, overwrite, stencil_rounds,
+    grid_sync_skipped_by_thread, helper_partner_reload, ordinary_flag, overwrite, stencil_rounds,
 };
 
 /// What `seen` must hold after a partner-reload kernel: element `i` was written first by its
@@ -78,6 +78,28 @@ device_tests! {
             let expected = partner_reference(n, 1, |i| i.is_multiple_of(2));
             assert_eq!(seen.to_vec().unwrap(), expected, "{blocks} blocks of {threads}");
             assert_eq!(data.to_vec().unwrap(), expected, "{blocks} blocks of {threads}");
+        }
+    }
+
+    /// The same through a helper function that takes the slice as its own `&mut [u32]` and
+    /// holds both barriers; the odd thread applies `writer % 4 + 1` rounds of `overwrite`.
+    fn a_helpers_barriers_reload_what_the_partner_wrote(device) {
+        for (blocks, threads) in [(1usize, 2usize), (3, 34), (2, 1024)] {
+            let n = blocks * threads;
+            let mut data = DeviceBuffer::<u32>::zeros(device, n).unwrap();
+            let mut seen = DeviceBuffer::<u32>::zeros(device, n).unwrap();
+            launch!(helper_partner_reload[blocks as u32, threads as u32](&mut data, &mut seen))
+                .unwrap();
+            let expected: Vec<u32> = (0..n)
+                .map(|i| {
+                    if i % 2 == 1 {
+                        return first_value(i);
+                    }
+                    let writer = i + 1;
+                    (0..writer % 4 + 1).fold(first_value(i), |x, round| overwrite(x, writer + round))
+                })
+                .collect();
+            assert_eq!(seen.to_vec().unwrap(), expected, "{blocks} blocks of {threads}");
         }
     }
 

@@ -81,6 +81,11 @@ fn a_block_barrier_makes_the_kernel_reload_its_own_element() {
 }
 
 #[test]
+fn a_barrier_in_a_helper_with_a_mut_slice_makes_it_reload_its_own_element() {
+    reloads_after_last_barrier("helper_partner_reload");
+}
+
+#[test]
 fn a_grid_barrier_makes_the_kernel_reload_its_own_element() {
     reloads_after_last_barrier("grid_partner_reload");
 }

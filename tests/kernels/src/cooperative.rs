@@ -40,6 +40,34 @@ pub fn block_partner_reload(data: &mut [u32], seen: &mut [u32]) {
     seen[mine] = data[mine];
 }
 
+/// [`block_partner_reload`] with the exchange in a helper function that takes the slice as a
+/// `&mut [u32]` of its own (`noalias` again, for the helper's body) and holds both barriers: the
+/// shape of a user's device function, which `#[kernel]` does not see.
+#[kernel]
+pub fn helper_partner_reload(data: &mut [u32], seen: &mut [u32]) {
+    let mine = grid!(1);
+    seen[mine] = exchange_with_partner(data, mine);
+}
+
+/// The two barriers of [`block_partner_reload`] and what lies between them; returns
+/// `data[mine]` read after the second.
+#[inline]
+fn exchange_with_partner(data: &mut [u32], mine: usize) -> u32 {
+    data[mine] = first_value(mine);
+    syncthreads();
+    if mine % 2 == 1 {
+        // Rounds of `overwrite` (a loop, so that rustc's MIR inliner leaves the helper to
+        // LLVM's, which gives the barriers the slice's scope).
+        let mut x = data[mine - 1];
+        for round in 0..(mine % 4 + 1) {
+            x = overwrite(x, mine + round);
+        }
+        data[mine - 1] = x;
+    }
+    syncthreads();
+    data[mine]
+}
+
 /// Grid-barrier reload: [`block_partner_reload`] across blocks, with grid barriers: each thread
 /// of an odd block overwrites the element of the same thread of the block before it,
 /// `data[mine ^ blockDim.x]` (which is `mine - blockDim.x` for blocks of a power-of-two number

@@ -80,30 +80,24 @@ fn body_function(kernel: &Kernel) -> TokenStream {
     // own store past a barrier and miss what another thread wrote there. Letting each parameter
     // escape first (`black_box` of its address) tells LLVM that the barrier's hook, an opaque
     // call, may read and write through it: it reloads after every barrier, as the GPU does.
-    let escapes = kernel.params.iter().filter_map(|p| match &*p.pat {
-        syn::Pat::Ident(binding) => {
-            let name = &binding.ident;
-            Some(quote!(::core::hint::black_box(&#name);))
-        }
-        _ => None,
-    });
-    // On the GPU the other threads are code LLVM cannot see either: each `&mut [T]` pointer is
-    // given to an opaque (empty) assembly statement, so no barrier after it is taken to leave
-    // the slice alone (`ferrocuda_device::sync::__share_with_other_threads`). Passing the thin
-    // pointer keeps it in a register; `black_box(&name)` would put the slice on the stack.
-    let shared = kernel
-        .params
-        .iter()
-        .filter_map(|p| match (&*p.pat, &p.kind) {
-            (syn::Pat::Ident(binding), ParamKind::SliceMut(_)) => {
-                let name = &binding.ident;
-                Some(
-                    quote!(::ferrocuda::device::sync::__share_with_other_threads(
-                <[_]>::as_mut_ptr(&mut *#name)
-            );),
-                )
-            }
+    let named = || {
+        kernel.params.iter().filter_map(|p| match &*p.pat {
+            syn::Pat::Ident(binding) => Some((&binding.ident, &p.kind)),
             _ => None,
+        })
+    };
+    let escapes = named().map(|(name, _)| quote!(::core::hint::black_box(&#name);));
+    // On the GPU the other threads are code LLVM cannot see either: each `&mut [T]` pointer is
+    // given to an assembly statement that is only a PTX comment and may keep it, so no barrier
+    // after it is taken to leave the slice alone
+    // (`ferrocuda_device::sync::__share_with_other_threads`). Passing the thin pointer keeps it
+    // in a register; `black_box(&name)` would put the slice on the stack.
+    let shared = named()
+        .filter(|(_, kind)| matches!(kind, ParamKind::SliceMut(_)))
+        .map(|(name, _)| {
+            quote!(::ferrocuda::device::sync::__share_with_other_threads(
+                <[_]>::as_mut_ptr(&mut *#name)
+            );)
         });
     let body = quote! {{
         #[cfg(not(target_arch = "nvptx64"))]

@@ -8,10 +8,12 @@
 //!
 //! The hot path (a cached function, a shape within limits) takes one uncontended lock, one
 //! binary search and one `Arc` clone, allocates nothing and makes one driver call besides the
-//! launch (`cuCtxSetCurrent`, which the driver answers from thread-local state); a versioned
-//! kernel's entry test is evaluated on the parameters and the grid (a few dozen integer
-//! operations, at most once per corner of the grid when it reads block indices, see
-//! `vocabulary/entry_test/`), and when it holds, `ENTRY_TEST_TOKEN_BIT` is set in the token.
+//! launch (`cuCtxGetCurrent`, which the driver answers from thread-local state); a versioned
+//! kernel's entry test is answered from its memo when the parameters it reads (and the grid,
+//! for a test of block indices) are those of the previous launch, else evaluated on them (a
+//! few dozen integer operations, at most once per corner of the grid when it reads block
+//! indices, see `vocabulary/entry_test/`), and when it holds, `ENTRY_TEST_TOKEN_BIT` is set in
+//! the token.
 
 use super::CudaDevice;
 use super::driver::driver;

@@ -4,6 +4,7 @@
 //! [`BOX_BUDGET`] is spent ([`EntryTest::decide`]).
 
 use super::interval::Interval;
+use super::memo::{Key, MEMO_VALUES};
 use super::syntax::{EntryTest, Operand, result_width};
 use crate::vocabulary::params::ParamBuffer;
 use smallvec::SmallVec;
@@ -183,26 +184,37 @@ impl EntryTest {
         if grid.contains(&0) {
             return false;
         }
-        if self.block_axes == 0 {
-            return self.holds_at(params, [0; 3]);
+        let key = self.memo_key(params, grid);
+        if let Some(answer) = key.as_ref().and_then(|key| self.memo.get(key)) {
+            return answer;
         }
-        let values: SmallVec<[Option<u64>; 8]> = self
-            .reads
-            .iter()
-            .map(|&(index, bits)| params.unsigned(index as usize, bits))
-            .collect();
-        // A memo another thread holds is not waited for: the test is evaluated instead.
-        if let Ok(memo) = self.memo.0.try_lock()
-            && let Some((memo_grid, memo_values, answer)) = memo.as_ref()
-            && *memo_grid == grid
-            && *memo_values == values
-        {
-            return *answer;
-        }
-        let (answer, _) = self.decide(params, grid);
-        if let Ok(mut memo) = self.memo.0.try_lock() {
-            *memo = Some((grid, values, answer));
+        let answer = if self.block_axes == 0 {
+            self.holds_at(params, [0; 3])
+        } else {
+            self.decide(params, grid).0
+        };
+        if let Some(key) = &key {
+            self.memo.put(key, answer);
         }
         answer
+    }
+
+    /// What the answer on `params` and `grid` depends on, when the memo can keep it: the
+    /// program reads at most [`MEMO_VALUES`] parameters, each readable (a parameter missing or
+    /// of another size fails the test at once, and is not worth keeping).
+    #[inline]
+    pub(super) fn memo_key(&self, params: &ParamBuffer, grid: [u32; 3]) -> Option<Key> {
+        if self.reads.len() > MEMO_VALUES {
+            return None;
+        }
+        let mut key = Key {
+            grid: if self.block_axes == 0 { [0; 3] } else { grid },
+            values: [0; MEMO_VALUES],
+            count: self.reads.len(),
+        };
+        for (slot, &(index, bits)) in key.values.iter_mut().zip(&self.reads) {
+            *slot = params.unsigned(index as usize, bits)?;
+        }
+        Some(key)
     }
 }

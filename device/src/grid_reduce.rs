@@ -90,7 +90,8 @@ fn accumulate_chunks<T: Copy>(
 /// element per warp ([`block_scratch_len`](crate::block_collectives::block_scratch_len)).
 ///
 /// `op` must be associative and commutative, `identity` its identity. Every thread of the
-/// block must call it (it holds barriers).
+/// block must call it (it holds barriers). A grid of more than one dimension panics (its
+/// blocks of the same `x` would cover the same share).
 ///
 /// ```ignore
 /// #[kernel]
@@ -108,6 +109,10 @@ pub fn grid_stride_block_reduce<T: ShuffleValue, S: Shape<Index = usize>>(
     identity: T,
     op: impl Fn(T, T) -> T + Copy,
 ) -> T {
+    let g = grid_dim();
+    if g.y != 1 || g.z != 1 {
+        panic!("grid_stride_block_reduce needs a 1-D grid (grid_dim().y and .z equal to 1)");
+    }
     let d = block_dim();
     let threads = (d.x * d.y * d.z) as usize;
     let rank = thread_rank() as usize;

@@ -59,8 +59,9 @@
 //! had none does the warp move 32 tiles further back.
 
 use crate::atomic::{Atomic, Ordering, atomic_load, atomic_store};
+use crate::warp::WARP_SIZE;
 use crate::warp::{FULL_MASK, ShuffleValue, ballot_sync, lane_id};
-use crate::warp_collectives::warp_reduce;
+use crate::warp_collectives::{warp_lane_count, warp_reduce};
 
 /// Tile status: nothing published yet.
 pub const TILE_INVALID: u32 = 0;
@@ -96,16 +97,22 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
         Self::with_epoch(state, aggregates, inclusives, 0)
     }
 
-    /// [`TileState::new`] for a scan of epoch `epoch` (at most [`MAX_EPOCH`]; larger epochs
-    /// wrap): status words published with another epoch read as invalid (see the
-    /// [module documentation](self)).
+    /// [`TileState::new`] for a scan of epoch `epoch`: status words published with another
+    /// epoch read as invalid (see the [module documentation](self)).
+    ///
+    /// # Panics
+    /// When `epoch` is above [`MAX_EPOCH`] (it would alias an older epoch).
     #[inline(always)]
+    #[track_caller]
     pub fn with_epoch(
         state: &'a mut [u64],
         aggregates: &'a mut [T],
         inclusives: &'a mut [T],
         epoch: u32,
     ) -> Self {
+        if epoch > MAX_EPOCH {
+            panic!("TileState::with_epoch: the epoch is above MAX_EPOCH (2^30 - 1)");
+        }
         TileState {
             state,
             aggregates,
@@ -223,10 +230,16 @@ impl<'a, T: ShuffleValue + Atomic> TileState<'a, T> {
     /// every lane gets the prefix. `op` must be associative; `identity` its identity.
     ///
     /// # Panics
-    /// When a tile before `tile` is not a tile of the state.
+    /// When a tile before `tile` is not a tile of the state, or the calling warp is not a full
+    /// one of 32 lanes (the window of 32 tiles would skip the missing lanes' tiles).
     #[inline(always)]
     #[track_caller]
     pub fn look_back(&mut self, tile: usize, identity: T, op: impl Fn(T, T) -> T) -> T {
+        if warp_lane_count() != WARP_SIZE {
+            panic!(
+                "TileState::look_back needs a full warp of 32 lanes (a block of a multiple of 32 threads)"
+            );
+        }
         let lane = lane_id() as usize;
         let mut exclusive = identity;
         // The window is tiles `end - 32 .. end`, lane `l` on tile `end - 1 - l`.

@@ -28,6 +28,13 @@ pub const PANIC_EPOCH_SYMBOL: &str = "FERROCUDA_PANIC_EPOCH";
 /// The host forgets launches more than `PANIC_SLOTS` launches old that were never synchronized.
 pub const PANIC_SLOTS: usize = 1024;
 
+/// Bytes of static shared memory every `#[kernel]` entry holds on the GPU for ferrocuda: the
+/// launch token its panic handler reads. They count against the GPU's static limit of 48 KiB
+/// per block, so a kernel's own static shared arrays can take `49152 - 8` bytes (less where
+/// ptxas pads an array's alignment), and static plus dynamic shared memory the opt-in limit less
+/// 8; the simulator enforces the same figures.
+pub const LAUNCH_TOKEN_SHARED_BYTES: usize = 8;
+
 /// Set in the launch token of a cooperative launch (`#[kernel(cooperative)]`): the one thing
 /// in a GPU launch that says reliably that the driver launched the kernel cooperatively, which
 /// `grid_sync` checks (the driver's grid workspace address in `%envreg1:%envreg2` is not null

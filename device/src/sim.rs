@@ -172,6 +172,10 @@ pub trait SimHooks {
     /// Stops the kernel with a fault: the simulator cannot run `instruction` (`wgmma.mma_async`,
     /// `cp.async.bulk.tensor`, `mbarrier.init`, ...). Does not return.
     fn unsupported(&self, instruction: &'static str, location: &'static Location<'static>) -> !;
+    /// Ends the running simulated thread after its stack overflowed, without unwinding (its
+    /// frames are abandoned): called by the simulator's stack guard on a fresh stack, never by
+    /// kernel code. Does not return.
+    fn stack_overflowed(&self) -> !;
 }
 
 /// How many atomic operations a simulated thread performs between two offers to yield: a spin

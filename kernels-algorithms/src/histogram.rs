@@ -160,6 +160,10 @@ pub fn histogram_even_counts<T: HistogramSample>(
     }
     let t = thread_rank() as usize;
     let threads = HISTOGRAM_THREADS as usize;
+    let block = block_dim();
+    if block.x * block.y * block.z != HISTOGRAM_THREADS {
+        panic!("histogram_even_counts: launch it with blocks of HISTOGRAM_THREADS (256) threads");
+    }
     let mut b = t;
     while b < bins {
         private[b] = 0;

@@ -259,6 +259,17 @@ pub fn radix_histogram<K: RadixKey>(keys: &[K], begin_bit: u32, end_bit: u32, co
     let padding = RADIX * 8;
     let rank = thread_rank() as usize;
     let threads = SORT_THREADS as usize;
+    let block = block_dim();
+    if block.x != SORT_THREADS
+        || block.y != 1
+        || block.z != 1
+        || grid_dim().y != 1
+        || grid_dim().z != 1
+    {
+        panic!(
+            "radix_histogram: launch it with a 1-D grid of 1-D blocks of SORT_THREADS (256) threads"
+        );
+    }
     let mut i = rank;
     while i < passes * RADIX {
         counts[i] = 0;
@@ -555,6 +566,11 @@ fn onesweep<K: RadixKey, V: Copy, const PAIRS: bool>(
         tile = control.atomic_add(layout.counter(pass), 1);
     }
     let tile = block_broadcast(&mut scan, tile, 0) as usize;
+    if tile >= layout.tiles {
+        panic!(
+            "radix sort pass: a tile past the input (launch one block per tile, with the control words cleared)"
+        );
+    }
     let first = tile * SORT_TILE;
     let valid = (n - first).min(SORT_TILE);
 

@@ -163,10 +163,10 @@ float_ops!(f32, f64);
 pub fn reduce_blocks<T: ShuffleValue, Op: ReduceOp<T>>(input: &[T], partials: &mut [T]) {
     let mut scratch = dynamic_shared_array::<T>();
     let total = grid_stride_block_reduce(&mut scratch, input, Op::identity(), Op::combine);
-    if thread_rank() == 0
-        && let Some(slot) = partials.get_mut(block_idx().x as usize)
-    {
-        *slot = total;
+    if thread_rank() == 0 {
+        // Indexed, not `get_mut`: a `partials` shorter than the grid panics instead of dropping
+        // the blocks' results.
+        partials[block_idx().x as usize] = total;
     }
 }
 

@@ -125,6 +125,16 @@ fn scan_tile<T: ScanElement, Op: ReduceOp<T>, const ITEMS: usize>(
     let rank = thread_rank();
 
     // 1. The tile number: the block's index (see "Progress" in the module documentation).
+    let (block, grid) = (block_dim(), grid_dim());
+    if block.x * block.y * block.z != SCAN_BLOCK_THREADS {
+        panic!("scan_tiles: launch it with blocks of SCAN_BLOCK_THREADS (128) threads");
+    }
+    if grid.y != 1
+        || grid.z != 1
+        || (grid.x as usize) < input.len().div_ceil(SCAN_BLOCK_THREADS as usize * ITEMS)
+    {
+        panic!("scan_tiles: launch it with a 1-D grid of one block per tile of the input");
+    }
     let tile = block_idx().x as usize;
 
     // 2. The tile's scan.

@@ -58,9 +58,16 @@ const COUNTER: usize = 0;
 /// }
 /// ```
 ///
+/// # Launch contract
+/// Blocks of exactly [`SELECT_THREADS`] threads, and at least one block per [`SELECT_TILE`]
+/// elements of `input` (at least one block); `control` zeroed, with one word per block plus one.
+/// Any other launch panics (the first statements check it, and a tile counter past the grid
+/// shows a `control` not zeroed) instead of counting wrongly.
+///
 /// # Panics
-/// When `out` is shorter than the number kept (an index out of bounds), or `control` is shorter
-/// than one word per tile plus one.
+/// When the launch breaks the contract above, when `out` is shorter than the number kept (an
+/// index out of bounds), when `count` is empty, or when `control` is shorter than one word per
+/// block plus one.
 #[inline(always)]
 #[track_caller]
 pub fn select_into<T: Copy>(
@@ -74,16 +81,35 @@ pub fn select_into<T: Copy>(
     let mut tile_prefix = shared_array!(u64; 1);
     let n = input.len();
     let t = thread_rank() as usize;
+    let (block, grid) = (block_dim(), grid_dim());
+    if block.x * block.y * block.z != SELECT_THREADS {
+        panic!("select_into: launch it with blocks of SELECT_THREADS (256) threads");
+    }
+    let blocks = grid.x as usize * grid.y as usize * grid.z as usize;
+    if blocks < n.div_ceil(SELECT_TILE) {
+        panic!(
+            "select_into: launch it with at least one block per SELECT_TILE (2048) elements of the input"
+        );
+    }
+    if n == 0 {
+        if t == 0 {
+            count[0] = 0;
+        }
+        return;
+    }
 
     let mut tile = 0u32;
     if t == 0 {
         tile = control.atomic_add(COUNTER, 1) as u32;
     }
     let tile = block_broadcast(&mut scan, tile, 0) as usize;
+    if tile >= blocks {
+        panic!("select_into: the tile counter in `control` is past the grid (control not zeroed)");
+    }
     let first = tile * SELECT_TILE + t * SELECT_ITEMS;
 
     // This thread's consecutive elements and which of them stay.
-    let mut values = [input[0]; SELECT_ITEMS];
+    let mut values = [input[first.min(n - 1)]; SELECT_ITEMS];
     let mut kept = [false; SELECT_ITEMS];
     let mut mine = 0u32;
     for_each_item::<SELECT_ITEMS>(|i| {

@@ -225,6 +225,9 @@ fn assemble(
         if is_unknown_arch(&text) || is_older_than_the_ptx(&text) {
             return Ok(Assembled::UnknownArch(first_line(&text)));
         }
+        if let Some(message) = shared_memory_overflow(&text, arch) {
+            return Err(Error::new(message));
+        }
         return Err(Error::new(format!(
             "ptxas rejected the PTX for {arch} (`{shown}`, {}, {}):\n{}\nThe PTX comes from \
              the kernel crate's device build; the driver would reject it too.",
@@ -259,6 +262,46 @@ pub(crate) fn is_unknown_arch(text: &str) -> bool {
 /// driver may still accept the PTX, so this skips the cubin rather than failing the build.
 pub(crate) fn is_older_than_the_ptx(text: &str) -> bool {
     text.contains("Unsupported .version")
+}
+
+/// Bytes of static shared memory every `#[kernel]` entry holds for ferrocuda: the launch token
+/// the panic handler reads (`LAUNCH_TOKEN_SHARED_BYTES` of `ferrocuda_device::panic`).
+const LAUNCH_TOKEN_SHARED_BYTES: u64 = 8;
+
+/// One error for the kernels whose static shared memory ptxas refuses (`ptxas error   : Entry
+/// function 'k' uses too much shared data (0xc010 bytes, 0xc000 max)`), naming each kernel, its
+/// bytes, the limit and ferrocuda's share, instead of ptxas's whole report; `None` when ptxas
+/// refused the PTX for another reason.
+pub(crate) fn shared_memory_overflow(text: &str, arch: &str) -> Option<String> {
+    let kernels: Vec<(String, u64, u64)> = text
+        .lines()
+        .filter_map(|line| {
+            let rest = line.split("Entry function '").nth(1)?;
+            let (kernel, rest) = rest.split_once("' uses too much shared data (")?;
+            let (bytes, rest) = rest.split_once(" bytes, ")?;
+            let limit = rest.split_once(" max)")?.0;
+            let hex = |v: &str| u64::from_str_radix(v.trim().trim_start_matches("0x"), 16).ok();
+            Some((kernel.to_owned(), hex(bytes)?, hex(limit)?))
+        })
+        .collect();
+    let (_, _, limit) = kernels.first()?;
+    let mut message =
+        format!("static shared memory over the GPU's limit of {limit} bytes per block ({arch}):");
+    for (kernel, bytes, limit) in &kernels {
+        message.push_str(&format!(
+            "\n  kernel `{kernel}` needs {bytes} bytes, {} over the limit of {limit}",
+            bytes - limit
+        ));
+    }
+    message.push_str(&format!(
+        "\nferrocuda's share of each kernel's bytes is its {LAUNCH_TOKEN_SHARED_BYTES}-byte launch \
+         token (for panic reports), so a kernel's own static shared arrays can take {} bytes \
+         (less where ptxas pads an array's alignment). Move the largest array to dynamic shared \
+         memory (`dynamic_shared_array` or `DynamicShared`, sized at launch with \
+         `.shared_mem(bytes)`), which reaches the device's opt-in limit (227 KiB on an H100).",
+        limit - LAUNCH_TOKEN_SHARED_BYTES
+    ));
+    Some(message)
 }
 
 fn first_line(text: &str) -> String {
@@ -378,6 +421,34 @@ mod tests {
         assert!(is_older_than_the_ptx(
             "ptxas k.ptx, line 5; fatal   : Unsupported .version 8.0; current version is '7.4'"
         ));
+    }
+
+    #[test]
+    fn static_shared_memory_over_the_limit_is_one_error_per_build() {
+        let text = "ptxas info    : 0 bytes gmem\n\
+            ptxas info    : Compiling entry function 'big' for 'sm_90'\n\
+            ptxas error   : Entry function 'big' uses too much shared data (0xc008 bytes, 0xc000 max)\n\
+            ptxas error   : Entry function 'bigger' uses too much shared data (0xc100 bytes, 0xc000 max)\n\
+            ptxas fatal   : Ptx assembly aborted due to errors";
+        let message = shared_memory_overflow(text, "sm_90").unwrap();
+        assert!(
+            message.contains("limit of 49152 bytes per block (sm_90)"),
+            "{message}"
+        );
+        assert!(
+            message.contains("kernel `big` needs 49160 bytes, 8 over"),
+            "{message}"
+        );
+        assert!(
+            message.contains("kernel `bigger` needs 49408 bytes, 256 over"),
+            "{message}"
+        );
+        assert!(message.contains("can take 49144 bytes"), "{message}");
+        assert!(!message.contains("ptxas info"), "{message}");
+        assert_eq!(
+            shared_memory_overflow("ptxas error   : Unknown symbol 'x'", "sm_90"),
+            None
+        );
     }
 
     #[test]

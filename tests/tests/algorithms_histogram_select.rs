@@ -4,9 +4,11 @@
 
 use ferrocuda::Error;
 use ferrocuda::prelude::*;
-use ferrocuda_tests::{device_tests, rng};
+use ferrocuda_tests::{device_tests, expect_panic, rng};
 use kernels_algorithms::histogram::histogram_even;
-use kernels_algorithms::select::{Predicate, SELECT_TILE, select_count, select_if};
+use kernels_algorithms::select::{
+    Predicate, SELECT_THREADS, SELECT_TILE, select_count, select_if, select_nonzero,
+};
 use rand::Rng;
 
 /// The lengths of both tests.
@@ -161,6 +163,42 @@ device_tests! {
             let want: Vec<u64> = longs.iter().zip(&flags).filter(|(_, f)| **f != 0).map(|(v, _)| *v).collect();
             assert!(out.to_vec().unwrap()[..count] == want[..], "u64 flagged, n = {n}");
         }
+    }
+
+    fn select_into_checks_its_launch_contract(device) {
+        // `select_nonzero` is `select_into` in a kernel, as a user's own kernel calls it.
+        let stream = device.default_stream();
+        let n = 2 * SELECT_TILE + 5;
+        let values: Vec<u32> = (0..n as u32).map(|i| i % 3).collect();
+        let input = DeviceBuffer::from_slice(device, &values).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeros(device, n).unwrap();
+        let mut count = DeviceBuffer::<u64>::from_slice(device, &[7]).unwrap();
+        let run = |input: &DeviceBuffer<u32>,
+                   out: &mut DeviceBuffer<u32>,
+                   count: &mut DeviceBuffer<u64>,
+                   grid: u32,
+                   block: u32| {
+            let mut control = DeviceBuffer::<u64>::zeros(device, 1 + grid as usize).unwrap();
+            launch!(select_nonzero::<u32>[grid, block, &stream](input, out, count, &mut control))
+                .unwrap();
+            stream.synchronize()
+        };
+        for block in [128, 512] {
+            let panic = expect_panic(run(&input, &mut out, &mut count, 6, block));
+            assert_eq!(panic.message, "select_into: launch it with blocks of SELECT_THREADS (256) threads");
+        }
+        // Three tiles need three blocks: two would leave the count unwritten.
+        let panic = expect_panic(run(&input, &mut out, &mut count, 2, SELECT_THREADS));
+        assert!(panic.message.starts_with("select_into: launch it with at least one block per"), "{}", panic.message);
+        assert_eq!(count.to_vec().unwrap(), vec![7]);
+        // The contract kept, with a block to spare; and an empty input, which counts 0.
+        run(&input, &mut out, &mut count, 4, SELECT_THREADS).unwrap();
+        let want: Vec<u32> = values.iter().copied().filter(|&v| v != 0).collect();
+        assert_eq!(count.to_vec().unwrap(), vec![want.len() as u64]);
+        assert!(out.to_vec().unwrap()[..want.len()] == want[..]);
+        let empty = DeviceBuffer::<u32>::zeros(device, 0).unwrap();
+        run(&empty, &mut out, &mut count, 1, SELECT_THREADS).unwrap();
+        assert_eq!(count.to_vec().unwrap(), vec![0]);
     }
 
     fn select_rejects_short_buffers(device) {

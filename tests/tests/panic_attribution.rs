@@ -29,6 +29,18 @@ fn assert_explicit_panic(panic: &KernelPanic) {
         (Dim3::new(2, 0, 0), Dim3::new(3, 0, 0))
     );
     assert_eq!(panic.other_panics, 0);
+    assert_eq!(panic.other_failed_launches, 0);
+}
+
+/// Checks that `panic` is `explicit_panic`'s, reported ahead of `others` later failures.
+#[track_caller]
+fn assert_explicit_panic_at_head(panic: &KernelPanic, others: u32) {
+    let alone = KernelPanic {
+        other_failed_launches: 0,
+        ..panic.clone()
+    };
+    assert_explicit_panic(&alone);
+    assert_eq!(panic.other_failed_launches, others);
 }
 
 /// One host thread's work in `several_host_threads_see_only_their_own_panics`: `rounds` rounds
@@ -93,7 +105,7 @@ device_tests! {
         device.synchronize().unwrap();
     }
 
-    fn every_panic_of_a_stream_is_reported_once(device) {
+    fn one_synchronization_reports_every_failed_launch_it_covers_once(device) {
         let stream = device.new_stream().unwrap();
         let mut out = DeviceBuffer::<u32>::zeros(device, 256).unwrap();
         let mut clean = DeviceBuffer::<f32>::zeros(device, 200).unwrap();
@@ -103,18 +115,48 @@ device_tests! {
                 launch_index(&stream, &mut clean, 1000);
             }
         }
-        // One synchronization reports the first; each later one the next, until none is left.
-        let mut seen = 0;
-        while let Err(error) = stream.synchronize() {
-            match error {
-                ferrocuda::Error::KernelPanic(panic) => assert_explicit_panic(&panic),
-                other => panic!("expected a kernel panic, got {other:?}"),
-            }
-            seen += 1;
-            assert!(seen <= 50, "more reports than panics");
-        }
-        assert_eq!(seen, 50);
+        // The first panic, counting the 49 others; all of them settled.
+        let panic = expect_panic(stream.synchronize());
+        assert_eq!(panic.other_failed_launches, 49);
+        assert_eq!(
+            (panic.kernel.as_str(), panic.block, panic.thread),
+            ("explicit_panic", Dim3::new(2, 0, 0), Dim3::new(3, 0, 0))
+        );
+        assert!(panic.to_string().contains("49 later launch(es)"), "{panic}");
+        stream.synchronize().unwrap();
         device.synchronize().unwrap();
+        // A failure on each of two streams: one device synchronization reports both, once.
+        let other = device.new_stream().unwrap();
+        launch_index(&other, &mut clean, 5);
+        launch_explicit_panic(&stream, &mut out);
+        let panic = expect_panic(device.synchronize());
+        assert_eq!((panic.kernel.as_str(), panic.other_failed_launches), ("index_out_of_bounds", 1));
+        stream.synchronize().unwrap();
+        other.synchronize().unwrap();
+    }
+
+    fn a_correct_kernel_after_many_failed_launches_is_not_charged_with_them(device) {
+        // 100 launches that panic in one block, one synchronization, then correct work on the
+        // default stream: its copy sees only its own launch.
+        let stream = device.default_stream();
+        let mut out = DeviceBuffer::<u32>::zeros(device, 256).unwrap();
+        let mut clean = DeviceBuffer::<f32>::zeros(device, 200).unwrap();
+        for _ in 0..100 {
+            launch_explicit_panic(&stream, &mut out);
+        }
+        assert_eq!(expect_panic(device.synchronize()).other_failed_launches, 99);
+        for step in 0..3 {
+            launch_index(&stream, &mut clean, 1000);
+            let values = clean.to_vec().unwrap_or_else(|e| panic!("step {step}: {e}"));
+            assert_eq!(values[123], 123.0);
+        }
+        // A clean launch between two failures does not end the count.
+        launch_explicit_panic(&stream, &mut out);
+        launch_index(&stream, &mut clean, 1000);
+        launch_index(&stream, &mut clean, 7);
+        let panic = expect_panic(stream.synchronize());
+        assert_explicit_panic_at_head(&panic, 1);
+        stream.synchronize().unwrap();
     }
 
     fn an_event_reports_the_panics_before_it(device) {

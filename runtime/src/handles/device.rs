@@ -62,6 +62,7 @@ pub const DEVICE_ENV: &str = "FERROCUDA_DEVICE";
 impl Device {
     /// The CUDA GPU with this ordinal (one shared handle per GPU per process).
     pub fn new(ordinal: usize) -> Result<Device> {
+        crate::backend::cuda::driver::check_not_forked("Device::new")?;
         let mut devices = CUDA_DEVICES.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(device) = devices.iter().find(|d| d.inner.ordinal == ordinal) {
             return Ok(device.clone());

@@ -6,7 +6,11 @@
 //! thread, at the first synchronization that covers the launch: `Stream::synchronize` of its
 //! stream, `Device::synchronize`, `Event::synchronize` of an event recorded on its stream after
 //! it, or a copy to the host (which synchronizes the default stream) for a launch on the default
-//! stream. Never another thread's, never another stream's.
+//! stream. Never another thread's, never another stream's. One synchronization gives one
+//! report, as a CUDA C error is one per synchronization: when it covers several failed launches
+//! it returns the earliest's error, counting the others in it (a kernel panic's
+//! `other_failed_launches`), and settles them all, so a later synchronization or copy reports
+//! only launches made after it.
 //!
 //! # How
 //! Every launch takes a token from its device's counter and passes it to the kernel as a hidden
@@ -134,8 +138,8 @@ impl ThreadLaunches {
 }
 
 /// After a synchronization of `scope` by the calling thread: its first covered launch that
-/// failed, as an error. The covered launches are forgotten, except other failed ones, which the
-/// next synchronizations covering them report, one each. `newest` is the device's newest token.
+/// failed, as an error that counts the other failed ones. Every covered launch is forgotten, so
+/// a later synchronization reports only later launches. `newest` is the device's newest token.
 pub(crate) fn claim(backend: &DeviceBackend, scope: Scope, newest: u64) -> Result<()> {
     LAUNCHES.with_borrow_mut(|thread| {
         if !thread.launches.iter().any(|l| scope.covers(l)) {
@@ -181,22 +185,28 @@ impl ThreadLaunches {
         }
     }
 
-    /// Forgets the launches `scope` covers, except the failed ones after the first; returns
-    /// the first failure.
+    /// Forgets the launches `scope` covers; returns the first failure among them, counting the
+    /// others in it (a kernel panic's `other_failed_launches`).
     fn report(&mut self, scope: &Scope) -> Result<()> {
         let mut first = None;
+        let mut others = 0u32;
         self.launches.retain_mut(|l| {
             if !scope.covers(l) {
                 return true;
             }
-            if first.is_none() {
-                first = l.error.take();
-                return false;
+            match (first.is_none(), l.error.take()) {
+                (true, Some(error)) => first = Some(error),
+                (false, Some(_)) => others = others.saturating_add(1),
+                (_, None) => {}
             }
-            l.error.is_some()
+            false
         });
-        match first {
-            Some(error) => Err(*error),
+        match first.map(|error| *error) {
+            Some(Error::KernelPanic(mut panic)) => {
+                panic.other_failed_launches = others;
+                Err(Error::KernelPanic(panic))
+            }
+            Some(error) => Err(error),
             None => Ok(()),
         }
     }
@@ -246,23 +256,62 @@ mod tests {
         assert!(matches!(thread.claim(&event, 6, 5), Claim::Keep));
     }
 
+    fn panicked(stream: u64, token: u64) -> Launch {
+        let panic = crate::vocabulary::panic_report::KernelPanic {
+            kernel: format!("k{token}"),
+            message: String::from("m"),
+            file: String::from("f.rs"),
+            line: 1,
+            column: 1,
+            block: crate::Dim3::new(0, 0, 0),
+            thread: crate::Dim3::new(0, 0, 0),
+            other_panics: 0,
+            other_failed_launches: 0,
+        };
+        Launch {
+            error: Some(Box::new(Error::KernelPanic(panic))),
+            ..launch(stream, token)
+        }
+    }
+
     #[test]
-    fn a_synchronization_reports_one_failure_and_keeps_the_others() {
+    fn a_synchronization_reports_the_first_failure_and_counts_the_others() {
         let failed = |stream, token| Launch {
             error: Some(Box::new(Error::EventNotRecorded { operation: "test" })),
             ..launch(stream, token)
         };
-        let mut thread = thread(vec![failed(1, 1), launch(1, 2), failed(1, 3), failed(2, 4)]);
+        let mut thread = thread(vec![
+            launch(1, 1),
+            panicked(1, 2),
+            failed(1, 3),
+            panicked(1, 4),
+            panicked(2, 5),
+        ]);
         let scope = Scope {
             device: 1,
             stream: Some(1),
             up_to: u64::MAX,
         };
-        assert!(thread.report(&scope).is_err());
-        assert_eq!(thread.launches.len(), 2);
-        assert!(thread.report(&scope).is_err());
+        match thread.report(&scope) {
+            Err(Error::KernelPanic(panic)) => {
+                assert_eq!(
+                    (panic.kernel.as_str(), panic.other_failed_launches),
+                    ("k2", 2)
+                )
+            }
+            other => panic!("expected the panic of token 2, got {other:?}"),
+        }
+        // Settled: the next synchronization of stream 1 sees nothing; stream 2's is kept.
         assert!(thread.report(&scope).is_ok());
-        assert_eq!(thread.launches[0].token, 4);
+        assert_eq!(thread.launches.len(), 1);
+        assert_eq!(thread.launches[0].token, 5);
+        // An error of another kind comes back as it is, the others settled with it.
+        let mut thread = self::thread(vec![failed(1, 6), panicked(1, 7)]);
+        assert!(matches!(
+            thread.report(&scope),
+            Err(Error::EventNotRecorded { .. })
+        ));
+        assert!(thread.launches.is_empty());
     }
 
     #[test]

@@ -127,6 +127,18 @@ pub enum Error {
     /// No usable CUDA device.
     #[error("no CUDA device: {0}")]
     NoDevice(String),
+    /// This process was forked (`fork()` without `exec`) from a process that had initialised the
+    /// CUDA driver: CUDA does not survive a fork, so every GPU call of the child fails with this
+    /// error instead of a driver call that would hang or misbehave.
+    #[error(
+        "{operation}: this process was forked from process {parent} after that process initialised CUDA, and CUDA cannot be used after a fork; start child processes with `std::process::Command` (fork and exec), initialise CUDA only in the child, or use `Device::simulator()` in the child"
+    )]
+    ForkedAfterCudaInit {
+        /// What was refused: `Device::new`, or the driver call of an existing handle.
+        operation: &'static str,
+        /// The process id of the process that initialised CUDA.
+        parent: u32,
+    },
     /// The CUDA driver library loads but cannot serve ferrocuda: it lacks entry points the
     /// runtime calls, or it is older than CUDA 12.0 (R525).
     #[error("{}", crate::vocabulary::driver_requirement::describe(.library, *.driver_version, .missing))]

@@ -231,7 +231,7 @@ pub enum SimulatorFault {
     },
     /// The kernel's static shared arrays exceed the per-block limit.
     #[error(
-        "kernel `{kernel}`: the kernel's static shared arrays need {static_bytes} bytes, more than the limit of {limit} bytes per block"
+        "kernel `{kernel}`: the kernel's static shared arrays need {static_bytes} bytes, more than the limit of {limit} bytes per block (a GPU's 48 KiB of static shared memory less the 8 bytes of ferrocuda's launch token): move the largest array to dynamic shared memory (`dynamic_shared_array`, sized with `.shared_mem(bytes)`)"
     )]
     StaticSharedMemoryLimit {
         /// The kernel's entry name.
@@ -243,7 +243,7 @@ pub enum SimulatorFault {
     },
     /// Static plus dynamic shared memory exceed the per-block limit.
     #[error(
-        "kernel `{kernel}`: the kernel needs {static_bytes} bytes of static and {dynamic_bytes} bytes of dynamic shared memory, more than the limit of {limit} bytes per block"
+        "kernel `{kernel}`: the kernel needs {static_bytes} bytes of static and {dynamic_bytes} bytes of dynamic shared memory, more than the limit of {limit} bytes per block (the device's opt-in limit less the 8 bytes of ferrocuda's launch token)"
     )]
     SharedMemoryLimit {
         /// The kernel's entry name.
@@ -254,6 +254,23 @@ pub enum SimulatorFault {
         dynamic_bytes: usize,
         /// The limit in bytes.
         limit: usize,
+    },
+    /// A simulated thread overflowed its stack (a large local array, deep recursion). The
+    /// launch ended there; the thread's stack is not reused (a GPU refuses a launch whose
+    /// threads need more local memory than it has with `CUDA_ERROR_OUT_OF_MEMORY`).
+    #[error(
+        "kernel `{kernel}`: thread {thread} of block {block} overflowed its {} KiB simulator stack (a large local array or deep calls); set FERROCUDA_SIMULATOR_STACK_KIB to more KiB",
+        stack_bytes / 1024
+    )]
+    StackOverflow {
+        /// The kernel's entry name.
+        kernel: String,
+        /// `blockIdx` of the thread.
+        block: Dim3,
+        /// `threadIdx` of the thread.
+        thread: Dim3,
+        /// The stack size in bytes (`FERROCUDA_SIMULATOR_STACK_KIB`).
+        stack_bytes: usize,
     },
     /// The simulator could not allocate the stack of a simulated thread.
     #[error(
@@ -286,7 +303,7 @@ pub enum SimulatorFault {
     /// operation) for the watchdog's time, `FERROCUDA_SIMULATOR_WATCHDOG_SECS`: a spin-wait for
     /// a value nobody will write, or an endless loop. A GPU would hang.
     #[error(
-        "kernel `{kernel}`: no progress in block {block} for {seconds} s (no thread finished, passed a barrier or completed a warp operation; FERROCUDA_SIMULATOR_WATCHDOG_SECS sets the time): thread {thread} was running; {}. A spin-wait for a value no thread of the block writes never ends; the simulator runs blocks one after another, so a thread waiting for a later block waits forever there",
+        "kernel `{kernel}`: no progress in block {block} for {seconds} s (no thread finished, passed a barrier or completed a warp operation; FERROCUDA_SIMULATOR_WATCHDOG_SECS sets the time): thread {thread} was running; {}. A spin-wait for a value no thread writes never ends, nor one for a block that cannot start while the waiting blocks hold the simulated device (2048 threads at once)",
         groups_text(*block_dim, groups, "exited")
     )]
     NoProgress {
@@ -319,6 +336,7 @@ impl SimulatorFault {
             | SimulatorFault::StaticSharedMemoryLimit { kernel, .. }
             | SimulatorFault::SharedMemoryLimit { kernel, .. }
             | SimulatorFault::StackAllocation { kernel, .. }
+            | SimulatorFault::StackOverflow { kernel, .. }
             | SimulatorFault::NoProgress { kernel, .. }
             | SimulatorFault::DivergentGridBarrier { kernel, .. } => kernel,
         }
@@ -334,6 +352,7 @@ impl SimulatorFault {
             | SimulatorFault::DataRace { block, .. }
             | SimulatorFault::AsyncCopyPending { block, .. }
             | SimulatorFault::UnsupportedInstruction { block, .. }
+            | SimulatorFault::StackOverflow { block, .. }
             | SimulatorFault::NoProgress { block, .. } => Some(*block),
             SimulatorFault::StaticSharedMemoryLimit { .. }
             | SimulatorFault::SharedMemoryLimit { .. }
@@ -447,7 +466,21 @@ mod tests {
         };
         assert_eq!(
             total.to_string(),
-            "kernel `k`: the kernel needs 1024 bytes of static and 98304 bytes of dynamic shared memory, more than the limit of 98304 bytes per block"
+            "kernel `k`: the kernel needs 1024 bytes of static and 98304 bytes of dynamic shared memory, more than the limit of 98304 bytes per block (the device's opt-in limit less the 8 bytes of ferrocuda's launch token)"
+        );
+        let overflow = SimulatorFault::StackOverflow {
+            kernel: "k".to_string(),
+            block: Dim3::new(1, 0, 0),
+            thread: Dim3::new(2, 0, 0),
+            stack_bytes: 256 * 1024,
+        };
+        assert_eq!(
+            overflow.to_string(),
+            "kernel `k`: thread (2, 0, 0) of block (1, 0, 0) overflowed its 256 KiB simulator stack (a large local array or deep calls); set FERROCUDA_SIMULATOR_STACK_KIB to more KiB"
+        );
+        assert_eq!(
+            (overflow.kernel(), overflow.block()),
+            ("k", Some(Dim3::new(1, 0, 0)))
         );
         let stack = SimulatorFault::StackAllocation {
             kernel: "k".to_string(),

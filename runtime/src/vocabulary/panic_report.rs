@@ -10,10 +10,15 @@ use crate::Dim3;
 /// its stream, a copy back to the host (for a launch on the default stream), or the launch itself
 /// when it copies host slices back (after copying them). The device stays usable: the panicking
 /// thread ended, the other threads of the launch ran to completion, and the next launch works.
+///
+/// One synchronization gives one report: when it covers several failed launches it names the
+/// earliest and counts the others in [`KernelPanic::other_failed_launches`]; all of them are
+/// then settled, so a later synchronization or copy reports only launches made after it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "kernel `{kernel}` panicked at {file}:{line}:{column}, block {block}, thread {thread}: {message}{}",
-    if *other_panics > 0 { format!(" ({other_panics} other thread(s) panicked too)") } else { String::new() }
+    "kernel `{kernel}` panicked at {file}:{line}:{column}, block {block}, thread {thread}: {message}{}{}",
+    if *other_panics > 0 { format!(" ({other_panics} other thread(s) panicked too)") } else { String::new() },
+    if *other_failed_launches > 0 { format!("; {other_failed_launches} later launch(es) covered by the same synchronization failed too") } else { String::new() }
 )]
 pub struct KernelPanic {
     /// The entry name of the kernel that panicked.
@@ -33,6 +38,9 @@ pub struct KernelPanic {
     pub thread: Dim3,
     /// How many other threads panicked in the same launch.
     pub other_panics: u32,
+    /// How many later launches of the same synchronization failed too (panicked, or on the
+    /// simulator faulted): they are not reported separately.
+    pub other_failed_launches: u32,
 }
 
 /// The message for a GPU panic whose text was built with `format_args!` at run time (bounds

@@ -31,17 +31,26 @@ pub fn spin_on_flag(flags: &mut [u32], out: &mut [u32]) {
     }
 }
 
-/// Thread 0 of block 0 spins until block 1 sets `flags[0]`: the blocks must run at the same
-/// time, which the simulator (one block after another) never does.
+/// Thread 0 of a block waits for the next block: it spins until `flags[block + 1]` is set, then
+/// sets `flags[block] = block + 1`; the last block sets its own at once. The blocks must run at
+/// the same time.
 #[kernel]
-pub fn spin_on_later_block(flags: &mut [u32]) {
+pub fn wait_for_next_block(flags: &mut [u32]) {
     if thread_idx().x != 0 {
         return;
     }
-    if block_idx().x == 0 {
+    let block = block_idx().x as usize;
+    if block + 1 < grid_dim().x as usize {
+        while flags.atomic_load(block + 1) == 0 {}
+    }
+    flags.atomic_store(block, block as u32 + 1);
+}
+
+/// Thread 0 spins until `flags[0]` is set, which no thread does: a hang on a GPU.
+#[kernel]
+pub fn wait_for_nobody(flags: &mut [u32]) {
+    if thread_idx().x == 0 {
         while flags.atomic_load(0) == 0 {}
-    } else {
-        flags.atomic_store(0, 1);
     }
 }
 

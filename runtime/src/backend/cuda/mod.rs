@@ -97,7 +97,9 @@ impl CudaDevice {
         if !Self::driver_present() {
             return Ok(0);
         }
+        driver::check_not_forked("Device::new")?;
         driver_library::check()?;
+        driver::note_driver_init();
         result::init().map_err(driver("cuInit"))?;
         result::device::get_count()
             .map(|n| n as usize)

@@ -310,6 +310,7 @@ impl ModuleCache {
             block: Dim3::new(record.block[0], record.block[1], record.block[2]),
             thread: Dim3::new(record.thread[0], record.thread[1], record.thread[2]),
             other_panics: record.others,
+            other_failed_launches: 0,
         })
     }
 

@@ -112,6 +112,18 @@ impl SimHooks for Launch<'_> {
         print_device_text(text);
     }
 
+    fn stack_overflowed(&self) -> ! {
+        let slot = &self.threads[self.current.get()];
+        self.overflowed.set(true);
+        slot.state.set(ThreadState::Aborted);
+        loop {
+            // SAFETY: the yielder was set when the coroutine started, and the calling thread
+            // still runs on that coroutine (on the guard's escape stack). The scheduler never
+            // resumes a thread it finds overflowed, so this suspends for good.
+            unsafe { (*slot.yielder.get()).suspend(()) };
+        }
+    }
+
     fn unsupported(&self, instruction: &'static str, location: &'static Location<'static>) -> ! {
         let fault = SimulatorFault::UnsupportedInstruction {
             kernel: self.info.name.to_string(),
@@ -160,6 +172,7 @@ impl SimHooks for Launch<'_> {
         if std::thread::panicking() {
             return;
         }
+        self.yields.set(self.yields.get() + 1);
         self.wait(self.current.get(), ThreadState::Ready);
     }
 

@@ -2,16 +2,18 @@
 //!
 //! # Model
 //! - **Blocks** run one after another, x fastest, then y, then z, on the OS thread that launched
-//!   the kernel. The launch is synchronous and deterministic: the same launch gives the same
-//!   results, output and reports every time.
+//!   the kernel, until one spins: a block that keeps yielding at atomics (waiting for a flag a
+//!   later block sets) makes the rest of the grid run in turns, as many blocks at once as the
+//!   simulated device holds ([`residency`]). The launch is synchronous and deterministic: the
+//!   same launch gives the same results, output and reports every time.
 //! - **Cooperative launches** (`#[kernel(cooperative)]`) run all their blocks interleaved,
 //!   each resident until the launch ends, so that a grid barrier (`grid_sync`) releases when
 //!   every thread of the grid has reached it ([`grid_barrier`]).
 //! - **Threads** of a block are stackful coroutines ([`corosensei`]) on pooled stacks
 //!   ([`stack_pool`]). The [`scheduler`] resumes every runnable thread in thread order (x fastest);
 //!   a thread runs until it finishes, waits at a barrier or a warp operation, or yields at its
-//!   4096th atomic since the last yield (so a spin-wait on a flag another thread of the block sets
-//!   completes; a spin on a later block's flag never does). When no thread can
+//!   4096th atomic since the last yield (so a spin-wait on a flag another thread of the block, or
+//!   another block, sets completes). When no thread can
 //!   run, the scheduler completes the warp operations whose lanes have all arrived, or releases the
 //!   block barrier when every thread waits at the same one; otherwise the block is divergent or
 //!   deadlocked, and the launch ends with a [`SimulatorFault`] naming who waits where — a GPU
@@ -24,8 +26,9 @@
 //! - **Data races** on shared memory between two barriers are found by the [`race`] detector.
 //! - **No progress** for `FERROCUDA_SIMULATOR_WATCHDOG_SECS` ends the launch with a fault, or
 //!   the process with a report when the thread cannot be stopped ([`watchdog`]).
-//! - **Stack overflow** of a simulated thread prints the kernel and `FERROCUDA_SIMULATOR_STACK_KIB`
-//!   and aborts ([`stack_guard`]).
+//! - **Stack overflow** of a simulated thread ends the launch with
+//!   [`SimulatorFault::StackOverflow`](crate::SimulatorFault::StackOverflow) naming
+//!   `FERROCUDA_SIMULATOR_STACK_KIB` ([`stack_guard`]).
 //! - **Device memory** is counted against [`Simulator::total_memory`] ([`host_memory`]).
 //! - **Panics** of kernel threads (`assert!`, an index out of bounds) are caught per thread
 //!   ([`panic_capture`]) and reported as [`Error::KernelPanic`] with the full message; the other
@@ -46,8 +49,10 @@ mod inspect;
 mod limits;
 mod output;
 mod panic_capture;
+mod parked;
 mod race;
 mod report;
+mod residency;
 mod scheduler;
 mod shared_memory;
 mod stack_guard;

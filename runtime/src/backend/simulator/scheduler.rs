@@ -1,6 +1,7 @@
-//! The scheduler: runs the blocks of a launch one after another, and the threads of a block as
-//! coroutines, round-robin in thread order. A cooperative launch runs its blocks interleaved
-//! instead, each parked at a grid barrier until all have arrived (`grid_barrier.rs`).
+//! The scheduler: runs the blocks of a launch one after another (or in turns, once one spins:
+//! `residency.rs`), and the threads of a block as coroutines, round-robin in thread order. A
+//! cooperative launch runs its blocks interleaved instead, each parked at a grid barrier until
+//! all have arrived (`grid_barrier.rs`).
 //!
 //! A *pass* resumes every runnable thread of the block in rank order (x fastest); each runs until
 //! it finishes or waits at a barrier or a warp operation. After a pass no thread can run, and the
@@ -89,6 +90,12 @@ pub(super) struct Launch<'a> {
     fault: RefCell<Option<SimulatorFault>>,
     /// Whether `fault` is set (checked after every resume).
     pub(super) failed: Cell<bool>,
+    /// Set by the stack guard's escape when the running thread's stack overflowed
+    /// ([`SimHooks::stack_overflowed`]).
+    pub(super) overflowed: Cell<bool>,
+    /// How many times a thread yielded at an atomic operation so far (`residency.rs` watches it
+    /// for a block spinning on another's flag).
+    pub(super) yields: Cell<u64>,
     /// The first panic of the launch, counting the others.
     pub(super) panic: RefCell<Option<KernelPanic>>,
     /// Constant-memory symbols read so far.
@@ -171,6 +178,8 @@ impl<'a> Launch<'a> {
             async_copies: RefCell::new(AsyncCopies::new(threads)),
             fault: RefCell::new(None),
             failed: Cell::new(false),
+            yields: Cell::new(0),
+            overflowed: Cell::new(false),
             panic: RefCell::new(None),
             constants: RefCell::new(Vec::new()),
             watch: WatchGuard::new(info.name, watchdog),
@@ -203,17 +212,7 @@ impl<'a> Launch<'a> {
         if self.cooperative {
             self.run_cooperative(&mut workers);
         } else {
-            'grid: for z in 0..self.grid.z {
-                for y in 0..self.grid.y {
-                    for x in 0..self.grid.x {
-                        self.begin_block(Dim3::new(x, y, z), &mut workers);
-                        self.run_block(&mut workers);
-                        if self.failed.get() {
-                            break 'grid;
-                        }
-                    }
-                }
-            }
+            self.run_blocks(&mut workers);
         }
         stack_guard::unwatch_stacks();
         drop(workers);
@@ -239,7 +238,7 @@ impl<'a> Launch<'a> {
     }
 
     /// Prepares block `block_idx`: every thread ready, shared memory fresh.
-    fn begin_block(&self, block_idx: Dim3, workers: &mut Workers<'_>) {
+    pub(super) fn begin_block(&self, block_idx: Dim3, workers: &mut Workers<'_>) {
         self.block_idx.set(block_idx);
         if let Some(watch) = self.watch.get() {
             watch.set_block(block_idx);
@@ -253,13 +252,6 @@ impl<'a> Launch<'a> {
         }
         self.shared.borrow_mut().begin_block();
         self.async_copies.borrow_mut().begin_block();
-    }
-
-    /// Runs the current block to its end (or to a fault, recorded in `self.fault`). Only
-    /// cooperative launches reach grid barriers (the hook refuses them otherwise), so a block
-    /// here never stops at one.
-    fn run_block(&self, workers: &mut Workers<'_>) {
-        while self.step_block(workers) == BlockStep::Runnable {}
     }
 
     /// One pass over the current block's runnable threads, then the resolution of the block
@@ -334,7 +326,24 @@ impl<'a> Launch<'a> {
         {
             workers.pool.put(finished.into_stack());
             self.progressed();
+        } else if self.overflowed.replace(false) {
+            self.overflow_fault(rank, workers);
         }
+    }
+
+    /// Ends the launch after thread `rank`'s stack overflowed (see `stack_guard.rs`): its
+    /// coroutine is leaked with its stack, never resumed or unwound (its frames were abandoned
+    /// mid-instruction), and the launch fails with [`SimulatorFault::StackOverflow`].
+    #[cold]
+    fn overflow_fault(&self, rank: usize, workers: &mut Workers<'_>) {
+        std::mem::forget(workers.coroutines[rank].take());
+        workers.stack_limits[rank].set(0);
+        self.fail(SimulatorFault::StackOverflow {
+            kernel: self.info.name.to_string(),
+            block: self.block_idx.get(),
+            thread: self.coords(rank),
+            stack_bytes: stack_guard::stack_bytes(),
+        });
     }
 
     /// The body of a simulated thread's coroutine: runs the kernel for thread `rank`, catching its
@@ -385,6 +394,7 @@ impl<'a> Launch<'a> {
             block: self.block_idx.get(),
             thread: self.coords(rank),
             other_panics: 0,
+            other_failed_launches: 0,
         });
     }
 

@@ -19,11 +19,16 @@ pub(super) const POISON: u8 = 0xFF;
 /// Minimum alignment of every shared allocation.
 const SHARED_ALIGN: usize = 16;
 
-/// Static shared memory a block may use: the opt-in limit, as on an H100 (227 KiB).
-const STATIC_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block_optin as usize;
+/// Static shared memory a kernel's own arrays may use: what ptxas allows a GPU kernel (48 KiB)
+/// less ferrocuda's launch token, which every GPU entry holds there.
+pub(crate) const STATIC_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block as usize
+    - ferrocuda_device::panic::LAUNCH_TOKEN_SHARED_BYTES;
 
-/// Static plus dynamic shared memory a block may use (the simulator's opt-in limit).
-const TOTAL_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block_optin as usize;
+/// Static plus dynamic shared memory a block may use: the opt-in limit (227 KiB, an H100's)
+/// less the launch token, as on the GPU.
+pub(crate) const TOTAL_LIMIT: usize = super::limits::LIMITS.max_shared_memory_per_block_optin
+    as usize
+    - ferrocuda_device::panic::LAUNCH_TOKEN_SHARED_BYTES;
 
 /// An owned, aligned, heap-allocated byte buffer at a stable address.
 pub(crate) struct AlignedBuffer {

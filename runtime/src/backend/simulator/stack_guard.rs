@@ -1,5 +1,4 @@
-//! A simulated thread's stack overflow: a message naming the kernel and
-//! `FERROCUDA_SIMULATOR_STACK_KIB` instead of a bare `SIGSEGV`.
+//! A simulated thread's stack overflow: the launch's error, not a bare `SIGSEGV`.
 //!
 //! Each coroutine stack has a guard page below it ([`corosensei::stack::DefaultStack`]); Rust's
 //! stack probes touch every page of a large frame in order, so an overflow faults in that page.
@@ -8,12 +7,18 @@
 //! guard costs the simulator no time. A `SIGSEGV`/`SIGBUS` handler, installed once on the signal
 //! stack std gives every thread (one is made for a thread that has none), checks whether the
 //! faulting address lies in the guard page of one of the launch's stacks (only the running
-//! coroutine's stack is in use on this OS thread): if so, it writes the message with
-//! `write(2)` (no allocation, no lock) and aborts the process; otherwise it hands the signal to
-//! the handler that was there before (std's own stack-overflow report, or the default action).
+//! coroutine's stack is in use on this OS thread). If not, it hands the signal to the handler
+//! that was there before (std's own stack-overflow report, or the default action).
 //!
-//! Aborting, not returning an error: unwinding out of a signal handler is unsound, and the
-//! coroutine's state after a fault in its prologue is unknown.
+//! If so, on x86-64 Linux, the handler does not return to the faulting instruction: it rewrites
+//! the interrupted context so that the thread resumes in [`escape`], on an escape stack of its
+//! OS thread, as if the overflowing function had called it. `escape` suspends the coroutine for
+//! good through its yielder (which lives at the top of the coroutine's stack, untouched by an
+//! overflow at the bottom), and the scheduler, back on its own stack, leaks the coroutine with
+//! its stack and ends the launch with `SimulatorFault::StackOverflow`. Nothing unwinds through
+//! the abandoned frames (unwinding out of a signal handler is unsound, and a frame interrupted in
+//! its prologue cannot be unwound); they are never run again and their memory is never reused.
+//! Elsewhere the handler writes the message with `write(2)` (no allocation, no lock) and aborts.
 
 use std::cell::Cell;
 use std::mem::MaybeUninit;
@@ -41,8 +46,59 @@ static PREVIOUS: [AtomicPtr<libc::sigaction>; 2] = [
 /// The size of the signal stack made for a thread without one.
 const SIGNAL_STACK_BYTES: usize = 64 * 1024;
 
-/// Installs the handler (once per process) and makes sure this OS thread has a signal stack.
+/// The size of each OS thread's escape stack, on which an overflowed simulated thread suspends
+/// for good: room for the hook call and the coroutine switch.
+const ESCAPE_STACK_BYTES: usize = 64 * 1024;
+
+std::thread_local! {
+    /// The top (highest address) of this OS thread's escape stack; 0 until [`install`] made it.
+    static ESCAPE_TOP: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The stack size of the running launch's threads, in bytes.
+pub(super) fn stack_bytes() -> usize {
+    STACK_BYTES.with(Cell::get)
+}
+
+/// Where an overflowed simulated thread resumes (on the escape stack): hands it to the launch's
+/// hook, which suspends it for good.
+extern "C" fn escape() -> ! {
+    crate::device::sim::hooks().stack_overflowed()
+}
+
+/// Makes the interrupted thread of `context` resume in [`escape`] on this OS thread's escape
+/// stack; `false` where that cannot be done (another architecture, no escape stack).
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn redirect_to_escape(context: *mut libc::c_void) -> bool {
+    let top = ESCAPE_TOP.with(Cell::get);
+    if top == 0 || context.is_null() {
+        return false;
+    }
+    // SAFETY: the kernel passes an `SA_SIGINFO` handler the interrupted thread's `ucontext_t`;
+    // rewriting its stack and instruction pointers is how the handler chooses where the thread
+    // resumes. The new stack pointer is 16-byte aligned less the 8 bytes of a return address, as
+    // at the entry of a called function.
+    unsafe {
+        let context = &mut *context.cast::<libc::ucontext_t>();
+        context.uc_mcontext.gregs[libc::REG_RSP as usize] = ((top & !15) - 8) as i64;
+        context.uc_mcontext.gregs[libc::REG_RIP as usize] = escape as *const () as usize as i64;
+    }
+    true
+}
+
+/// Elsewhere the overflow ends the process with a message.
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+fn redirect_to_escape(_context: *mut libc::c_void) -> bool {
+    false
+}
+
+/// Installs the handler (once per process) and makes sure this OS thread has a signal stack and
+/// an escape stack.
 pub(super) fn install() {
+    if ESCAPE_TOP.with(Cell::get) == 0 {
+        let memory = Box::leak(vec![0u8; ESCAPE_STACK_BYTES].into_boxed_slice());
+        ESCAPE_TOP.with(|top| top.set(memory.as_ptr() as usize + ESCAPE_STACK_BYTES));
+    }
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         for (slot, signal) in PREVIOUS.iter().zip([libc::SIGSEGV, libc::SIGBUS]) {
@@ -122,6 +178,9 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
     // SAFETY: the kernel passes a valid `siginfo_t` to an `SA_SIGINFO` handler.
     let address = unsafe { (*info).si_addr() } as usize;
     if in_guard_page(address) {
+        if redirect_to_escape(context) {
+            return;
+        }
         report_overflow(KERNEL.with(Cell::get), STACK_BYTES.with(Cell::get));
     }
     chain(signal, info, context);

@@ -339,21 +339,31 @@ fn threads_of_a_block_share_one_static_array() {
 }
 
 unsafe fn too_much_shared_sim(_: &ParamReader<'_>) {
-    // One KiB more than an H100's opt-in limit of 227 KiB (64 KiB runs, as on the H100).
-    let _ = Shared::<u8>::new(1, 228 * 1024);
+    // One byte more than a GPU kernel's own static shared arrays may take: 48 KiB less the 8
+    // bytes of ferrocuda's launch token.
+    let _ = Shared::<u8>::new(1, 48 * 1024 - 7);
 }
 static TOO_MUCH_SHARED: KernelInfo =
     KernelInfo::new("too_much_shared", &MODULE, too_much_shared_sim, &[]);
 
-unsafe fn shared_64k_sim(_: &ParamReader<'_>) {
-    let _ = Shared::<u8>::new(1, 64 * 1024);
+unsafe fn shared_at_the_limit_sim(_: &ParamReader<'_>) {
+    let _ = Shared::<u8>::new(1, 48 * 1024 - 8);
 }
-static SHARED_64K: KernelInfo = KernelInfo::new("shared_64k", &MODULE, shared_64k_sim, &[]);
+static SHARED_AT_THE_LIMIT: KernelInfo =
+    KernelInfo::new("shared_at_the_limit", &MODULE, shared_at_the_limit_sim, &[]);
 
 #[test]
-fn static_shared_memory_of_64_kib_runs_as_on_an_h100() {
+fn static_shared_memory_up_to_the_gpus_static_limit_runs() {
     let sim = Simulator::new();
-    launch(&sim, &SHARED_64K, 1, 32, 0, &ParamBuffer::default()).unwrap();
+    launch(
+        &sim,
+        &SHARED_AT_THE_LIMIT,
+        1,
+        32,
+        0,
+        &ParamBuffer::default(),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -371,12 +381,51 @@ fn too_much_static_shared_memory_is_a_fault() {
         fault,
         SimulatorFault::StaticSharedMemoryLimit {
             kernel: "too_much_shared".to_string(),
-            static_bytes: 233472,
-            limit: 232448,
+            static_bytes: 49145,
+            limit: 49144,
         }
     );
-    assert_eq!(
-        fault.to_string(),
-        "kernel `too_much_shared`: the kernel's static shared arrays need 233472 bytes, more than the limit of 232448 bytes per block"
+    assert!(
+        fault.to_string().starts_with(
+            "kernel `too_much_shared`: the kernel's static shared arrays need 49145 bytes, more than the limit of 49144 bytes per block (a GPU's 48 KiB of static shared memory less the 8 bytes of ferrocuda's launch token)"
+        ),
+        "{fault}"
     );
 }
+
+#[test]
+fn static_and_dynamic_shared_memory_share_the_opt_in_limit_less_the_token() {
+    let sim = Simulator::new();
+    let total: u32 = 227 * 1024 - 8;
+    // 40 KiB static plus the rest dynamic runs; one byte more is a fault naming both parts.
+    launch(
+        &sim,
+        &SHARED_40K,
+        1,
+        32,
+        total - 40 * 1024,
+        &ParamBuffer::default(),
+    )
+    .unwrap();
+    let fault = fault(launch(
+        &sim,
+        &SHARED_40K,
+        1,
+        32,
+        total - 40 * 1024 + 1,
+        &ParamBuffer::default(),
+    ));
+    assert!(
+        matches!(
+            fault,
+            SimulatorFault::SharedMemoryLimit { static_bytes: 40960, limit, .. } if limit == total as usize
+        ),
+        "{fault:?}"
+    );
+}
+
+unsafe fn shared_40k_sim(_: &ParamReader<'_>) {
+    let _ = Shared::<u8>::new(1, 40 * 1024);
+    let _ = Shared::<u8>::dynamic();
+}
+static SHARED_40K: KernelInfo = KernelInfo::new("shared_40k", &MODULE, shared_40k_sim, &[]);

@@ -78,6 +78,7 @@ pub use {
     launch::config::LaunchConfig,
     launch::generated::{ElementSlice, ElementSliceMut},
     launch::inspect::InspectKernel,
+    vocabulary::allocation_failure::{InjectedAllocationFailure, fail_allocation_after},
     vocabulary::collective::{CollectiveElement, ElementType, ReduceOp},
     vocabulary::copy_route::CopyRoute,
     vocabulary::entry_test::entry_test_holds,

@@ -15,6 +15,7 @@ pub(crate) mod graph;
 pub(crate) mod multi_device;
 pub(crate) mod simulator;
 
+use crate::vocabulary::allocation_failure;
 use crate::vocabulary::error::{Error, LaunchError, Result};
 use crate::vocabulary::kernel::{KernelInfo, PtxModule};
 use crate::vocabulary::kernel_attributes::KernelAttributes;
@@ -214,6 +215,7 @@ impl DeviceBackend {
 
     /// `bytes > 0` zeroed bytes of device memory aligned for `align`.
     pub(crate) fn allocate_zeroed(&self, bytes: usize, align: usize) -> Result<Allocation> {
+        allocation_failure::check(bytes)?;
         match self {
             DeviceBackend::Cuda(cuda) => cuda.allocate_zeroed(bytes).map(Allocation::Cuda),
             DeviceBackend::Simulator(_) => {
@@ -228,6 +230,7 @@ impl DeviceBackend {
     /// # Safety
     /// The caller writes every byte before any read.
     pub(crate) unsafe fn allocate_uninit(&self, bytes: usize, align: usize) -> Result<Allocation> {
+        allocation_failure::check(bytes)?;
         match self {
             DeviceBackend::Cuda(cuda) => {
                 // SAFETY: the caller writes every byte before reading one.
@@ -279,6 +282,7 @@ impl DeviceBackend {
 
     /// `bytes > 0` zeroed bytes of page-locked host memory, aligned for `align`.
     pub(crate) fn allocate_pinned(&self, bytes: usize, align: usize) -> Result<PinnedAllocation> {
+        allocation_failure::check(bytes)?;
         match self {
             DeviceBackend::Cuda(cuda) => cuda.allocate_pinned(bytes).map(PinnedAllocation::Cuda),
             DeviceBackend::Simulator(_) => {

@@ -9,6 +9,7 @@
 //!
 //! Nothing here imports the backends, the handles or the launch layer.
 
+pub(crate) mod allocation_failure;
 pub(crate) mod collective;
 pub(crate) mod context_loss;
 pub(crate) mod copy_route;

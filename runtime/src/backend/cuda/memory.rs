@@ -70,6 +70,8 @@ impl Drop for PinnedHostMemory {
 impl CudaDevice {
     /// `bytes > 0` zeroed bytes of device memory (zeroed on the default stream).
     pub(crate) fn allocate_zeroed(&self, bytes: usize) -> Result<CudaAllocation> {
+        // cudarc makes the context current itself, past `make_current`'s check.
+        super::driver::check_not_forked("an allocation on a device handle of the parent process")?;
         let slice = self
             .default_stream
             .alloc_zeros::<u8>(bytes)
@@ -84,6 +86,7 @@ impl CudaDevice {
     /// # Safety
     /// The caller writes every byte before any read.
     pub(crate) unsafe fn allocate_uninit(&self, bytes: usize) -> Result<CudaAllocation> {
+        super::driver::check_not_forked("an allocation on a device handle of the parent process")?;
         // SAFETY: the caller writes every byte before reading one.
         let slice =
             unsafe { self.default_stream.alloc::<u8>(bytes) }.map_err(driver("cuMemAlloc"))?;

@@ -109,7 +109,7 @@ pub fn select_into<T: Copy>(
     let first = tile * SELECT_TILE + t * SELECT_ITEMS;
 
     // This thread's consecutive elements and which of them stay.
-    let mut values = [input[first.min(n - 1)]; SELECT_ITEMS];
+    let mut values = [input[0]; SELECT_ITEMS];
     let mut kept = [false; SELECT_ITEMS];
     let mut mine = 0u32;
     for_each_item::<SELECT_ITEMS>(|i| {

@@ -61,8 +61,8 @@ const COUNTER: usize = 0;
 /// # Launch contract
 /// Blocks of exactly [`SELECT_THREADS`] threads, and at least one block per [`SELECT_TILE`]
 /// elements of `input` (at least one block); `control` zeroed, with one word per block plus one.
-/// Any other launch panics (the first statements check it, and a tile counter past the grid
-/// shows a `control` not zeroed) instead of counting wrongly.
+/// Any other block size or grid panics (the first statements check it) instead of counting
+/// wrongly; a `control` that was not zeroed is not detected.
 ///
 /// # Panics
 /// When the launch breaks the contract above, when `out` is shorter than the number kept (an
@@ -103,9 +103,6 @@ pub fn select_into<T: Copy>(
         tile = control.atomic_add(COUNTER, 1) as u32;
     }
     let tile = block_broadcast(&mut scan, tile, 0) as usize;
-    if tile >= blocks {
-        panic!("select_into: the tile counter in `control` is past the grid (control not zeroed)");
-    }
     let first = tile * SELECT_TILE + t * SELECT_ITEMS;
 
     // This thread's consecutive elements and which of them stay.

@@ -28,7 +28,7 @@
 //! where the kernel's occupancy says so: the launch checks it first).
 
 use super::block::{ThreadSlot, ThreadState};
-use super::limits::{LIMITS, MULTIPROCESSOR};
+use super::limits::RESIDENT_THREADS;
 use super::parked::ParkedBlock;
 use super::report::barrier_name;
 use super::scheduler::{BlockStep, Launch, Workers};
@@ -47,7 +47,7 @@ use std::panic::Location;
 pub(super) fn check_cooperative_grid(kernel: &'static str, config: &LaunchShape) -> Result<()> {
     let blocks = config.grid.product();
     let threads = blocks.saturating_mul(config.block.product());
-    let limit = MULTIPROCESSOR.max_threads as u64 * LIMITS.multiprocessor_count as u64;
+    let limit = RESIDENT_THREADS as u64;
     if threads <= limit {
         return Ok(());
     }

@@ -30,3 +30,8 @@ pub(super) const MULTIPROCESSOR: MultiprocessorLimits = MultiprocessorLimits {
     sub_partitions: 4,
     warp_size: 32,
 };
+
+/// How many threads the simulated device holds at once (its multiprocessors' threads): the most a
+/// cooperative grid may have, and the blocks an ordinary launch runs in turns once one spins.
+pub(super) const RESIDENT_THREADS: usize =
+    MULTIPROCESSOR.max_threads as usize * LIMITS.multiprocessor_count as usize;

@@ -19,7 +19,7 @@
 //! blocks than fit at once) spins until the watchdog ends the launch with
 //! [`SimulatorFault::NoProgress`](crate::SimulatorFault::NoProgress), as a GPU would hang.
 
-use super::limits::{LIMITS, MULTIPROCESSOR};
+use super::limits::RESIDENT_THREADS;
 use super::parked::ParkedBlock;
 use super::scheduler::{BlockStep, Launch, Workers};
 use crate::Dim3;
@@ -32,10 +32,9 @@ use crate::vocabulary::thread_set::thread_coords;
 pub(super) const SPIN_PASSES: u32 = 16;
 
 /// How many blocks of `threads_per_block` threads the simulated device holds at once (at least
-/// one): its multiprocessors' threads.
+/// one): [`RESIDENT_THREADS`] of them.
 pub(super) fn resident_blocks(threads_per_block: usize) -> usize {
-    let capacity = MULTIPROCESSOR.max_threads as usize * LIMITS.multiprocessor_count as usize;
-    (capacity / threads_per_block.max(1)).max(1)
+    (RESIDENT_THREADS / threads_per_block.max(1)).max(1)
 }
 
 impl Launch<'_> {
